@@ -1,0 +1,169 @@
+/*
+ * policy.h — the policy language and the decision engine.
+ *
+ * This layer is pure: it parses policy text, compiles it into one immutable,
+ * position-independent blob, and answers "may ACCESS happen to this absolute
+ * path, and which rule says so?". It makes no OS calls except reading policy
+ * files (open/read/fstat/close in parse.c). Anything that needs the kernel —
+ * canonicalizing a pattern's existing leading directories, say — is handed in
+ * by the caller as a function pointer.
+ *
+ * Invariants callers rely on:
+ *  1. jail_decide() and everything it calls never allocate, lock, or touch
+ *     errno; they read the blob only, so any number of threads, signal handlers
+ *     and vfork children may call them at once.
+ *  2. A compiled blob contains no pointers: it may be written to a file,
+ *     mapped read-only and used as is (see jail_policy_blob()).
+ *  3. A policy that fails to load yields no policy at all: the error names
+ *     FILE:LINE:COLUMN, and nothing of a half-read file is kept.
+ */
+#ifndef JAIL_POLICY_H
+#define JAIL_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One access asked of the engine. A query asks exactly one of these. */
+enum jail_access {
+	JAIL_READ = 1,  /* read a file, list a directory */
+	JAIL_WRITE = 2, /* create, modify, remove, rename, change metadata */
+	JAIL_EXEC = 4,  /* execute a file (binary, or a #! interpreter) */
+	JAIL_META = 8,  /* stat/access/readlink: allowed unless a read deny covers the path */
+};
+
+/* In a rule, the set of accesses it names (read|write|exec bits). */
+#define JAIL_ACCESS_ALL (JAIL_READ | JAIL_WRITE | JAIL_EXEC)
+
+enum jail_effect {
+	JAIL_EFFECT_NONE = 0,
+	JAIL_ALLOW = 1,
+	JAIL_DENY = 2,
+};
+
+/* Why a decision came out as it did. */
+enum jail_reason {
+	JAIL_BY_RULE,        /* the most specific matching rule decided */
+	JAIL_NO_RULE,        /* no rule matched: deny */
+	JAIL_META_NO_DENY,   /* a metadata query with no read deny covering the path */
+	JAIL_TOO_COMPLEX,    /* the match exceeded its step budget: deny (fail closed) */
+	JAIL_BAD_PATH,       /* not an absolute path, or too long: deny */
+};
+
+enum jail_mode {
+	JAIL_MODE_ENFORCE = 0,
+	JAIL_MODE_AUDIT = 1,
+};
+
+struct jail_decision {
+	enum jail_effect verdict;  /* JAIL_ALLOW or JAIL_DENY, never NONE */
+	enum jail_reason reason;
+	int32_t rule;              /* index of the deciding rule, or -1 */
+	uint32_t specificity;      /* path components the deciding rule matched */
+};
+
+/* What a pattern variable expands to. Every member may be NULL (unset); a
+ * pattern that uses an unset variable is a load error. */
+struct jail_vars {
+	const char *home; /* ~ and {home} */
+	const char *cwd;  /* {cwd}: the directory the jail was started in */
+	const char *tmp;  /* {tmp}: $TMPDIR or /tmp */
+};
+
+/*
+ * Canonicalizes the existing leading part of an absolute, lexically clean
+ * path: writes to out the path the kernel would reach (symlinks resolved) for
+ * the longest prefix that exists, followed by the rest unchanged. Returns 0,
+ * or -1 to leave the pattern as written. Supplied by the OS layer; NULL means
+ * "no canonicalization" (pure tests).
+ */
+typedef int (*jail_canon_fn)(const char *path, char *out, size_t outsz, void *ctx);
+
+struct jail_load_opts {
+	struct jail_vars vars;
+	jail_canon_fn canon;
+	void *canon_ctx;
+};
+
+/* A load error: where, and what was expected. */
+struct jail_error {
+	char file[512];
+	unsigned line;
+	unsigned col;
+	char msg[512];
+};
+
+/* A policy source: a file to read, or text with a name (tests, -e). */
+struct jail_source {
+	const char *name; /* file path, or the name used in messages */
+	const char *text; /* NULL: read the file `name` */
+};
+
+struct jail_policy; /* an immutable compiled blob */
+
+/* Parses and compiles the sources, in order, as one policy. Returns 0 and sets
+ * *out, or -1 and fills *err (and *out stays NULL). Allocates; not for hooks. */
+int jail_policy_load(const struct jail_load_opts *opts, const struct jail_source *src, size_t nsrc,
+                     struct jail_policy **out, struct jail_error *err);
+
+/* Formats an error as "FILE:LINE:COLUMN: message" into buf. */
+void jail_error_format(const struct jail_error *err, char *buf, size_t bufsz);
+
+void jail_policy_free(struct jail_policy *p);
+
+/* The blob behind a policy, for writing to a file or a sealed memfd. */
+const void *jail_policy_blob(const struct jail_policy *p, size_t *size);
+
+/* Adopts a blob (for example one mapped from a file). Checks its header, size
+ * and checksum; returns NULL when it is not a valid blob. Does not copy:
+ * the memory must outlive the returned policy, which must not be freed. */
+const struct jail_policy *jail_policy_from_blob(const void *blob, size_t size);
+
+/* The built-in default policy's text (also reachable as `include default`). */
+extern const char jail_default_policy_text[];
+
+/* ---- deciding (hot path: no allocation, no locks, no errno) ---- */
+
+/* Decides one access on one absolute, lexically normalized path. */
+struct jail_decision jail_decide(const struct jail_policy *p, enum jail_access a, const char *path);
+
+/*
+ * Decides a call's access given both forms of its path: `given` is the path
+ * as the caller wrote it, made absolute and lexically normalized; `resolved`
+ * is the object the kernel will touch. The resolved path must be allowed, and
+ * a deny rule that matches the given path also denies. Either may be NULL
+ * (then only the other is decided). *which is set to 'r' or 'g': the path
+ * whose decision is returned.
+ */
+struct jail_decision jail_decide2(const struct jail_policy *p, enum jail_access a, const char *given,
+                                  const char *resolved, char *which);
+
+enum jail_mode jail_policy_mode(const struct jail_policy *p);
+const char *jail_policy_log(const struct jail_policy *p); /* NULL when unset */
+
+/* ---- describing rules (for messages, logs and explain) ---- */
+
+uint32_t jail_rule_count(const struct jail_policy *p);
+const char *jail_rule_file(const struct jail_policy *p, int32_t rule);
+uint32_t jail_rule_line(const struct jail_policy *p, int32_t rule);
+uint32_t jail_rule_col(const struct jail_policy *p, int32_t rule);
+const char *jail_rule_text(const struct jail_policy *p, int32_t rule);    /* the directive as written */
+const char *jail_rule_pattern(const struct jail_policy *p, int32_t rule); /* the compiled pattern */
+enum jail_effect jail_rule_effect(const struct jail_policy *p, int32_t rule);
+unsigned jail_rule_access(const struct jail_policy *p, int32_t rule); /* bits as written */
+
+const char *jail_access_name(enum jail_access a);
+const char *jail_effect_name(enum jail_effect e);
+const char *jail_reason_name(enum jail_reason r);
+
+/* Parses "read", "write", "exec", "meta". Returns 0 when unknown. */
+enum jail_access jail_access_parse(const char *word);
+
+/* Lexically normalizes an absolute path: collapses "//", removes "." and
+ * applies ".." textually. out may equal in. Returns the length, or -1 when it
+ * does not fit in outsz. No allocation. */
+long jail_path_normalize(const char *in, char *out, size_t outsz);
+
+/* Writes "FILE:LINE: TEXT" for a rule, or "no rule" for -1. No allocation. */
+size_t jail_rule_describe(const struct jail_policy *p, int32_t rule, char *buf, size_t bufsz);
+
+#endif

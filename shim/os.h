@@ -1,0 +1,36 @@
+/*
+ * os.h — the few kernel services the resolver and the hooks need.
+ *
+ * One implementation per OS (os_linux.c; a Darwin file later), chosen by
+ * CMake. Invariants every implementation keeps:
+ *  1. Raw system calls only: never through a libc name the shim interposes,
+ *     so the shim cannot re-enter itself, and never touching errno.
+ *  2. Async-signal-safe: no allocation, no locks, no stdio.
+ *  3. Results are >= 0, or -errno.
+ */
+#ifndef JAIL_OS_H
+#define JAIL_OS_H
+
+#include <stddef.h>
+#include <sys/stat.h>
+
+/* readlinkat(2): the target's length (not NUL-terminated), or -errno. */
+long jail_os_readlinkat(int dirfd, const char *path, char *buf, size_t bufsz);
+
+/* getcwd(2): the length including the NUL, or -errno. */
+long jail_os_getcwd(char *buf, size_t bufsz);
+
+/* Opens path relative to dirfd as O_PATH|O_CLOEXEC (plus O_NOFOLLOW and
+ * O_DIRECTORY when asked) with openat2(RESOLVE_NO_SYMLINKS): the kernel walks
+ * the path but refuses every symlink (ELOOP). -ENOSYS where openat2 is
+ * missing. */
+#define JAIL_OS_NOFOLLOW 1
+#define JAIL_OS_DIRECTORY 2
+long jail_os_open_nosymlinks(int dirfd, const char *path, unsigned flags);
+
+long jail_os_close(int fd);
+
+/* fstatat(2) with AT_SYMLINK_NOFOLLOW when nofollow is set. */
+long jail_os_fstatat(int dirfd, const char *path, struct stat *st, int nofollow);
+
+#endif
