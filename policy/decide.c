@@ -365,6 +365,17 @@ uint32_t jail_rule_count(const struct jail_policy *p)
 	return p->hdr.nrules;
 }
 
+uint32_t jail_policy_file_count(const struct jail_policy *p)
+{
+	return p->hdr.nfiles;
+}
+
+const char *jail_policy_file(const struct jail_policy *p, uint32_t i)
+{
+	const uint32_t *files = (const void *)((const char *)p + p->hdr.files_off);
+	return i < p->hdr.nfiles ? str(p, files[i]) : "";
+}
+
 static const struct jail_blob_rule *rule(const struct jail_policy *p, int32_t i)
 {
 	return (i >= 0 && (uint32_t)i < p->hdr.nrules) ? &rules(p)[i] : NULL;

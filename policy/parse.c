@@ -44,8 +44,7 @@ struct token {
 };
 
 struct frame {
-	dev_t dev;
-	ino_t ino;
+	unsigned long long id[2]; /* device, inode */
 	int is_default;
 };
 
@@ -554,14 +553,7 @@ out:
 
 static int read_all(int fd, char **out, size_t *len)
 {
-	struct stat st;
-	if (fstat(fd, &st) != 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if ((unsigned long long)st.st_size > MAX_POLICY_BYTES)
-		return -EFBIG;
-	size_t cap = (size_t)st.st_size + 1, n = 0;
+	size_t cap = 4096, n = 0;
 	char *buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;
@@ -597,6 +589,27 @@ static int read_all(int fd, char **out, size_t *len)
 	return 0;
 }
 
+int jail_read_file(const char *path, char **text, size_t *len, unsigned long long id[2])
+{
+	struct stat st;
+	int rc, fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	memset(&st, 0, sizeof(st));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) != 0)
+		rc = -errno;
+	else if (!S_ISREG(st.st_mode))
+		rc = -EINVAL;
+	else if ((unsigned long long)st.st_size > MAX_POLICY_BYTES)
+		rc = -EFBIG;
+	else
+		rc = read_all(fd, text, len);
+	close(fd);
+	id[0] = (unsigned long long)st.st_dev;
+	id[1] = (unsigned long long)st.st_ino;
+	return rc;
+}
+
 static const char *read_error(int e)
 {
 	return e == -EINVAL ? "not a regular file" : e == -EFBIG ? "larger than 64 MiB" : strerror(-e);
@@ -606,33 +619,15 @@ static const char *read_error(int e)
  * include's argument), 0 for a top-level source. */
 static int parse_file(struct parser *ps, const char *path, uint32_t col)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	struct stat st;
+	jail_read_fn reader = ps->opts->read ? ps->opts->read : jail_read_file;
+	unsigned long long id[2] = {0, 0};
 	char *text = NULL;
 	size_t len = 0;
 	int rc;
 
-	if (fd < 0 || fstat(fd, &st) != 0) {
-		int e = errno;
-		if (fd >= 0)
-			close(fd);
-		if (col)
-			return fail(ps, col, "cannot read included policy '%s': %s", path, strerror(e));
-		ps->file = path;
-		ps->line = 1;
-		return fail(ps, 1, "cannot read policy file: %s", strerror(e));
-	}
-	for (int i = 0; i < ps->depth; i++)
-		if (!ps->stack[i].is_default && ps->stack[i].dev == st.st_dev && ps->stack[i].ino == st.st_ino) {
-			close(fd);
-			return fail(ps, col ? col : 1, "include cycle: '%s' is already being read", path);
-		}
-	if (ps->depth == MAX_INCLUDE_DEPTH) {
-		close(fd);
+	if (ps->depth == MAX_INCLUDE_DEPTH)
 		return fail(ps, col ? col : 1, "includes nested more than %d deep", MAX_INCLUDE_DEPTH);
-	}
-	rc = read_all(fd, &text, &len);
-	close(fd);
+	rc = reader(path, &text, &len, id);
 	if (rc) {
 		if (col)
 			return fail(ps, col, "cannot read included policy '%s': %s", path, read_error(rc));
@@ -640,7 +635,12 @@ static int parse_file(struct parser *ps, const char *path, uint32_t col)
 		ps->line = 1;
 		return fail(ps, 1, "cannot read policy file: %s", read_error(rc));
 	}
-	ps->stack[ps->depth++] = (struct frame){.dev = st.st_dev, .ino = st.st_ino};
+	for (int i = 0; i < ps->depth; i++)
+		if (!ps->stack[i].is_default && ps->stack[i].id[0] == id[0] && ps->stack[i].id[1] == id[1]) {
+			free(text);
+			return fail(ps, col ? col : 1, "include cycle: '%s' is already being read", path);
+		}
+	ps->stack[ps->depth++] = (struct frame){.id = {id[0], id[1]}};
 	rc = parse_text(ps, path, text, len, 1);
 	ps->depth--;
 	free(text);

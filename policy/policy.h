@@ -78,11 +78,25 @@ struct jail_vars {
  */
 typedef int (*jail_canon_fn)(const char *path, char *out, size_t outsz, void *ctx);
 
+/*
+ * Reads a whole policy file: on success returns 0, sets *text to a malloc'ed,
+ * NUL-terminated copy, *len to its length and id[] to an identity of the file
+ * (device, inode) used to detect include cycles. Returns -errno otherwise
+ * (-EINVAL: not a regular file; -EFBIG: over 64 MiB). NULL means the default
+ * reader (open/fstat/read); the shim passes one that uses raw system calls, so
+ * that loading a policy never re-enters its own hooks.
+ */
+typedef int (*jail_read_fn)(const char *path, char **text, size_t *len, unsigned long long id[2]);
+
 struct jail_load_opts {
 	struct jail_vars vars;
 	jail_canon_fn canon;
 	void *canon_ctx;
+	jail_read_fn read;
 };
+
+/* The default reader, for other readers to fall back on or to compare with. */
+int jail_read_file(const char *path, char **text, size_t *len, unsigned long long id[2]);
 
 /* A load error: where, and what was expected. */
 struct jail_error {
@@ -143,6 +157,8 @@ const char *jail_policy_log(const struct jail_policy *p); /* NULL when unset */
 /* ---- describing rules (for messages, logs and explain) ---- */
 
 uint32_t jail_rule_count(const struct jail_policy *p);
+uint32_t jail_policy_file_count(const struct jail_policy *p);          /* files the rules came from */
+const char *jail_policy_file(const struct jail_policy *p, uint32_t i); /* as named; "<default>" too */
 const char *jail_rule_file(const struct jail_policy *p, int32_t rule);
 uint32_t jail_rule_line(const struct jail_policy *p, int32_t rule);
 uint32_t jail_rule_col(const struct jail_policy *p, int32_t rule);

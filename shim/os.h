@@ -33,4 +33,22 @@ long jail_os_close(int fd);
 /* fstatat(2) with AT_SYMLINK_NOFOLLOW when nofollow is set. */
 long jail_os_fstatat(int dirfd, const char *path, struct stat *st, int nofollow);
 
+long jail_os_fstat(int fd, struct stat *st);
+
+/* openat2(2) with RESOLVE_NO_SYMLINKS and the caller's own open flags and
+ * mode: opens exactly a path that was checked, or fails with ELOOP when a
+ * symlink appeared on it. -ENOSYS where openat2 is missing. */
+long jail_os_open_checked(int dirfd, const char *path, int flags, unsigned mode);
+
+long jail_os_openat(int dirfd, const char *path, int flags, unsigned mode);
+long jail_os_read(int fd, void *buf, size_t n);
+long jail_os_pread(int fd, void *buf, size_t n, long off);
+long jail_os_write(int fd, const void *buf, size_t n);
+void *jail_os_mmap(void *addr, size_t len, int prot, int flags, int fd, long off); /* MAP_FAILED on error */
+long jail_os_munmap(void *addr, size_t len);
+long jail_os_getpid(void);
+long jail_os_gettid(void);
+long jail_os_clock_realtime(long *sec, long *nsec);
+__attribute__((noreturn)) void jail_os_exit(int status); /* exit_group: no atexit, no stdio flush */
+
 #endif

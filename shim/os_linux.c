@@ -10,6 +10,8 @@
 #include "os.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <linux/openat2.h>
 #include <sys/syscall.h>
 
@@ -63,6 +65,77 @@ long jail_os_open_nosymlinks(int dirfd, const char *path, unsigned flags)
 	    .resolve = RESOLVE_NO_SYMLINKS,
 	};
 	return SYS(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+long jail_os_open_checked(int dirfd, const char *path, int flags, unsigned mode)
+{
+	struct open_how how = {
+	    .flags = (unsigned long long)(unsigned)flags,
+	    .mode = (flags & (O_CREAT | __O_TMPFILE)) ? (mode & 07777) : 0,
+	    .resolve = RESOLVE_NO_SYMLINKS,
+	};
+	return SYS(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+long jail_os_openat(int dirfd, const char *path, int flags, unsigned mode)
+{
+	return SYS(SYS_openat, dirfd, path, flags, mode);
+}
+
+long jail_os_read(int fd, void *buf, size_t n)
+{
+	return SYS(SYS_read, fd, buf, n, 0);
+}
+
+long jail_os_pread(int fd, void *buf, size_t n, long off)
+{
+	return SYS(SYS_pread64, fd, buf, n, off);
+}
+
+long jail_os_write(int fd, const void *buf, size_t n)
+{
+	return SYS(SYS_write, fd, buf, n, 0);
+}
+
+void *jail_os_mmap(void *addr, size_t len, int prot, int flags, int fd, long off)
+{
+	long r = jail_sys6(SYS_mmap, (long)addr, (long)len, prot, flags, fd, off);
+	return (r < 0 && r > -4096) ? MAP_FAILED : (void *)r;
+}
+
+long jail_os_munmap(void *addr, size_t len)
+{
+	return SYS(SYS_munmap, addr, len, 0, 0);
+}
+
+long jail_os_getpid(void)
+{
+	return SYS(SYS_getpid, 0, 0, 0, 0);
+}
+
+long jail_os_gettid(void)
+{
+	return SYS(SYS_gettid, 0, 0, 0, 0);
+}
+
+long jail_os_clock_realtime(long *sec, long *nsec)
+{
+	struct timespec ts;
+	long r = SYS(SYS_clock_gettime, CLOCK_REALTIME, &ts, 0, 0);
+	*sec = ts.tv_sec;
+	*nsec = ts.tv_nsec;
+	return r;
+}
+
+void jail_os_exit(int status)
+{
+	for (;;)
+		SYS(SYS_exit_group, status, 0, 0, 0);
+}
+
+long jail_os_fstat(int fd, struct stat *st)
+{
+	return SYS(SYS_fstat, fd, st, 0, 0);
 }
 
 long jail_os_close(int fd)

@@ -402,6 +402,33 @@ int jail_resolve(int dirfd, const char *path, unsigned flags, struct jail_resolv
 	return slow(&k, path, plen);
 }
 
+int jail_resolve_lexical(int dirfd, const char *path, struct jail_resolved *out)
+{
+	long blen = 0;
+	int rc;
+	out->kind = JAIL_OBJ_PATH;
+	out->exists = 0;
+	out->deleted = 0;
+	out->links = 0;
+	out->path[0] = out->given[0] = '\0';
+	size_t plen = strlen(path);
+	if (plen == 0)
+		return 1;
+	if (plen >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (path[0] != '/') {
+		blen = base_dir(dirfd, out->path, sizeof(out->path), out);
+		if (blen < 0 || out->deleted) {
+			out->path[0] = '\0';
+			return blen < 0 ? (int)blen : 1;
+		}
+	}
+	if ((rc = make_given(out->path, (size_t)blen, path, out)) != 0)
+		return rc;
+	memcpy(out->path, out->given, strlen(out->given) + 1);
+	return 0;
+}
+
 int jail_canon_existing(const char *path, char *out, size_t outsz, void *ctx)
 {
 	struct jail_resolved r;

@@ -44,6 +44,18 @@ struct jail_resolved {
  */
 int jail_resolve(int dirfd, const char *path, unsigned flags, struct jail_resolved *out);
 
+/*
+ * The first half of the fast route, for a hook that will make the
+ * symlink-refusing call itself: fills out->given (and out->path with the
+ * same) from the path's lexical form, costing a system call only for a
+ * relative path (getcwd, or a readlink of the dirfd). Returns 0, -errno, or
+ * 1 when the lexical form cannot stand for the object (an empty path, a
+ * deleted or path-less base directory): then use jail_resolve().
+ * The caller must confirm with openat2(RESOLVE_NO_SYMLINKS) on the caller's
+ * own (dirfd, path) that no symlink was on the way.
+ */
+int jail_resolve_lexical(int dirfd, const char *path, struct jail_resolved *out);
+
 /* A jail_canon_fn (policy.h) on top of jail_resolve: canonicalizes the
  * longest existing prefix of an absolute path. */
 int jail_canon_existing(const char *path, char *out, size_t outsz, void *ctx);

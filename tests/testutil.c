@@ -31,9 +31,32 @@ struct jail_policy *test_load(const char *text)
 	return p;
 }
 
+/* All of a run's directories live under one, removed when the run ends even
+ * if a failing test (a forked child that exits at once) skipped its teardown. */
+static char session[64];
+static pid_t session_owner;
+
+static void remove_session(void)
+{
+	if (session[0] && getpid() == session_owner) /* not in Check's forked children */
+		test_rmtree(session);
+}
+
+__attribute__((constructor)) static void make_session(void)
+{
+	strcpy(session, "/tmp/jail-test-XXXXXX");
+	if (!mkdtemp(session)) {
+		perror("jail tests: mkdtemp");
+		exit(2);
+	}
+	session_owner = getpid();
+	atexit(remove_session);
+}
+
 void test_tmpdir(char *buf, size_t bufsz)
 {
-	char tmpl[] = "/tmp/jail-test-XXXXXX";
+	char tmpl[128];
+	snprintf(tmpl, sizeof(tmpl), "%s/t-XXXXXX", session);
 	ck_assert_ptr_nonnull(mkdtemp(tmpl));
 	ck_assert_ptr_nonnull(realpath(tmpl, buf));
 	ck_assert_uint_lt(strlen(buf), bufsz);

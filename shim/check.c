@@ -1,0 +1,210 @@
+/*
+ * check.c — the one gate every hook passes: resolve, decide, report.
+ *
+ * Invariants:
+ *  1. Async-signal-safe: the resolution lives on the caller's stack, the
+ *     messages are built in stack buffers and written with raw write(2).
+ *  2. Every layer must allow; the first enforcing layer that denies ends the
+ *     check with EACCES. A layer in audit mode reports "would deny" and lets
+ *     the call go on (so an inner audit layer cannot loosen an outer one).
+ *  3. The jail's own files (its policies, compiled blobs, log, the shim) are
+ *     never writable, whatever the policy says.
+ *  4. When resolution fails, the call is decided on the best path the
+ *     resolver could give, and the kernel's error is returned without making
+ *     the call: the real call could only race with the missing directory.
+ */
+#define _GNU_SOURCE
+#include "shim.h"
+#include "os.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+/* ---- allocation-free string building ---- */
+
+void jail_putn(struct jail_buf *b, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && b->n + 1 < b->cap; i++)
+		b->b[b->n++] = s[i];
+	if (b->cap)
+		b->b[b->n] = '\0';
+}
+
+void jail_put(struct jail_buf *b, const char *s)
+{
+	jail_putn(b, s, strlen(s));
+}
+
+void jail_put_uint(struct jail_buf *b, unsigned long v)
+{
+	char d[24];
+	int i = (int)sizeof(d);
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	jail_putn(b, d + i, sizeof(d) - (size_t)i);
+}
+
+/* A JSON string; bytes that are not printable ASCII are escaped as \u00XX so
+ * that every line stays valid JSON whatever a file name contains. */
+void jail_put_json(struct jail_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	jail_put(b, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\') {
+			char e[2] = {'\\', (char)c};
+			jail_putn(b, e, 2);
+		} else if (c < 0x20 || c >= 0x7f) {
+			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+			jail_putn(b, e, 6);
+		} else {
+			jail_putn(b, (const char *)&c, 1);
+		}
+	}
+	jail_put(b, "\"");
+}
+
+/* ---- reporting ---- */
+
+static void log_line(const char *log, const char *op, enum jail_access a, const char *given, const char *resolved,
+                     const char *decision, const char *rule)
+{
+	char line[3 * PATH_MAX];
+	struct jail_buf b = {line, 0, sizeof(line)};
+	long sec = 0, nsec = 0;
+	jail_os_clock_realtime(&sec, &nsec);
+	jail_put(&b, "{\"time\":");
+	jail_put_uint(&b, (unsigned long)sec);
+	jail_put(&b, ".");
+	char ms[3] = {(char)('0' + nsec / 100000000 % 10), (char)('0' + nsec / 10000000 % 10),
+	              (char)('0' + nsec / 1000000 % 10)};
+	jail_putn(&b, ms, 3);
+	jail_put(&b, ",\"pid\":");
+	jail_put_uint(&b, (unsigned long)jail_os_getpid());
+	jail_put(&b, ",\"program\":");
+	jail_put_json(&b, program_invocation_short_name ? program_invocation_short_name : "");
+	jail_put(&b, ",\"operation\":");
+	jail_put_json(&b, op);
+	jail_put(&b, ",\"access\":");
+	jail_put_json(&b, jail_access_name(a));
+	jail_put(&b, ",\"path\":");
+	jail_put_json(&b, given);
+	jail_put(&b, ",\"resolved\":");
+	jail_put_json(&b, resolved);
+	jail_put(&b, ",\"decision\":");
+	jail_put_json(&b, decision);
+	jail_put(&b, ",\"rule\":");
+	jail_put_json(&b, rule);
+	jail_put(&b, "}\n");
+	if (b.n + 1 >= b.cap) { /* never write a cut line: it would not parse */
+		b.n = 0;
+		jail_put(&b, "{\"error\":\"log line too long\"}\n");
+	}
+	long fd = jail_os_openat(AT_FDCWD, log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd >= 0) {
+		jail_os_write((int)fd, b.b, b.n);
+		jail_os_close((int)fd);
+	}
+}
+
+/* "jail: denied write /path (FILE:LINE: RULE)" on stderr, and the log line. */
+static void report(const struct jail_policy *p, const char *verb, enum jail_access a, const char *op,
+                   const char *shown, const struct jail_resolved *r, const char *why)
+{
+	char msg[PATH_MAX + 2048];
+	struct jail_buf m = {msg, 0, sizeof(msg)};
+	jail_put(&m, "jail: ");
+	jail_put(&m, verb);
+	jail_put(&m, " ");
+	jail_put(&m, jail_access_name(a));
+	jail_put(&m, " ");
+	jail_put(&m, shown);
+	jail_put(&m, " (");
+	jail_put(&m, why);
+	jail_put(&m, ")\n");
+	jail_os_write(2, m.b, m.n);
+	const char *log = p ? jail_policy_log(p) : NULL;
+	if (log)
+		log_line(log, op, a, r->given[0] ? r->given : r->path, r->path, verb, why);
+}
+
+static int is_protected(const struct jail_config *c, const char *path)
+{
+	for (int i = 0; i < c->nprotected; i++) {
+		size_t n = strlen(c->protected_path[i]);
+		if (strncmp(path, c->protected_path[i], n) == 0 && (path[n] == '\0' || path[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+int jail_refuse(const char *op, const char *path, const char *why)
+{
+	char msg[PATH_MAX + 512];
+	struct jail_buf m = {msg, 0, sizeof(msg)};
+	jail_put(&m, "jail: refused ");
+	jail_put(&m, op);
+	jail_put(&m, " ");
+	jail_put(&m, path);
+	jail_put(&m, " (");
+	jail_put(&m, why);
+	jail_put(&m, ")\n");
+	jail_os_write(2, m.b, m.n);
+	return -EACCES;
+}
+
+int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const char *op)
+{
+	const struct jail_config *c = jail_config();
+	const char *given = r->given[0] == '/' ? r->given : NULL;
+	const char *resolved = r->path[0] == '/' ? r->path : NULL;
+
+	if (r->kind == JAIL_OBJ_ANON)
+		return a == JAIL_EXEC ? jail_refuse(op, r->path, "an anonymous file cannot be executed in the jail") : 0;
+	if (a == JAIL_WRITE && ((resolved && is_protected(c, resolved)) || (given && is_protected(c, given)))) {
+		report(c->layer[0], "denied", a, op, resolved ? resolved : given, r, "the jail's own file");
+		return -EACCES;
+	}
+	for (int i = 0; i < c->nlayers; i++) {
+		char which = 'r', rule[PATH_MAX];
+		struct jail_decision d = jail_decide2(c->layer[i], a, given, resolved, &which);
+		if (d.verdict == JAIL_ALLOW)
+			continue;
+		int audit = jail_policy_mode(c->layer[i]) == JAIL_MODE_AUDIT;
+		if (d.rule >= 0)
+			jail_rule_describe(c->layer[i], d.rule, rule, sizeof(rule));
+		else
+			strcpy(rule, d.reason == JAIL_NO_RULE ? "no rule allows it" : jail_reason_name(d.reason));
+		report(c->layer[i], audit ? "would deny" : "denied", a, op, which == 'g' ? given : resolved, r, rule);
+		if (!audit)
+			return -EACCES;
+	}
+	return 0;
+}
+
+int jail_check_path(int dirfd, const char *path, enum jail_access a, unsigned rflags, const char *op,
+                    struct jail_resolved *out)
+{
+	struct jail_resolved local;
+	struct jail_resolved *r = out ? out : &local;
+	if (path == NULL)
+		return 0; /* the kernel answers EFAULT (or, for *at, acts on dirfd) */
+	int rc = jail_resolve(dirfd, path, rflags, r);
+	if (r->path[0] == '\0' && r->given[0] == '\0')
+		return rc; /* nothing to decide on (a bad dirfd, say): the kernel's error */
+	int d = jail_check_resolved(r, a, op);
+	return d ? d : rc;
+}
+
+int jail_check_fd(int fd, enum jail_access a, const char *op)
+{
+	struct jail_resolved r;
+	int rc = jail_resolve(fd, "", JAIL_RES_EMPTY_PATH, &r);
+	if (rc)
+		return rc == -EBADF ? 0 : rc; /* a bad fd: let the kernel say EBADF */
+	return jail_check_resolved(&r, a, op);
+}

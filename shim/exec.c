@@ -1,0 +1,273 @@
+/*
+ * exec.c — what the exec hooks need: may this file run in the jail, and the
+ * environment that keeps its process in the jail.
+ *
+ * Invariants:
+ *  1. A child always gets the shim first in LD_PRELOAD and this process's
+ *     jail variables, whatever environment its caller passed; the only
+ *     change a caller may make is to append policy layers to JAIL_BLOB
+ *     (a nested jail), which can only narrow.
+ *  2. The caller's environment is never modified: the child's is built in
+ *     memory mapped for it (vfork children share the parent's memory).
+ *  3. What the preload cannot follow is refused with a message, not run:
+ *     statically linked programs, setuid/setgid programs, and ELF files of
+ *     another class or machine (the loader would silently skip the shim).
+ */
+#define _GNU_SOURCE
+#include "shim.h"
+#include "os.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+
+extern char **environ;
+
+#define MAX_INTERP_DEPTH 4
+
+#if defined(__x86_64__)
+#define JAIL_ELF_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define JAIL_ELF_MACHINE EM_AARCH64
+#endif
+
+/* ---- environments ---- */
+
+static int has_name(const char *entry, const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(entry, name, n) == 0 && entry[n] == '=';
+}
+
+/* The jail's variables replace the caller's; LD_PRELOAD is rebuilt. */
+static int replaced(const char *e)
+{
+	return has_name(e, "LD_PRELOAD") || has_name(e, JAIL_ENV_BLOB) || has_name(e, JAIL_ENV_POLICY) ||
+	       has_name(e, JAIL_ENV_CWD) || has_name(e, JAIL_ENV_SHIM) || has_name(e, "UV_USE_IO_URING");
+}
+
+/* The caller may append layers: "OWN:more" keeps; anything else is ours. */
+static const char *blob_value(const struct jail_config *c, char *const src[])
+{
+	size_t n = strlen(c->blob_list);
+	for (char *const *e = src; e && *e; e++)
+		if (has_name(*e, JAIL_ENV_BLOB)) {
+			const char *v = *e + strlen(JAIL_ENV_BLOB) + 1;
+			if (strncmp(v, c->blob_list, n) == 0 && v[n] == ':' && v[n + 1] != '\0')
+				return *e;
+		}
+	return c->env_blob;
+}
+
+/* Appends the caller's LD_PRELOAD entries other than the shim, after it. */
+static char *build_preload(char *dst, const struct jail_config *c, char *const src[])
+{
+	char *p = dst;
+	const char *pre = "LD_PRELOAD=";
+	memcpy(p, pre, strlen(pre));
+	p += strlen(pre);
+	memcpy(p, c->shim_path, strlen(c->shim_path));
+	p += strlen(c->shim_path);
+	for (char *const *e = src; e && *e; e++) {
+		if (!has_name(*e, "LD_PRELOAD"))
+			continue;
+		const char *s = *e + 11;
+		while (*s) {
+			size_t n = strcspn(s, ": ");
+			if (n && !(n == strlen(c->shim_path) && strncmp(s, c->shim_path, n) == 0)) {
+				*p++ = ':';
+				memcpy(p, s, n);
+				p += n;
+			}
+			s += n;
+			if (*s)
+				s++;
+		}
+		break;
+	}
+	*p++ = '\0';
+	return p;
+}
+
+int jail_env_build(char *const envp[], struct jail_env *out)
+{
+	const struct jail_config *c = jail_config();
+	char *const *src = envp ? envp : environ;
+	size_t n = 0, preload_len = strlen(c->shim_path) + 16;
+	for (char *const *e = src; e && *e; e++, n++)
+		if (has_name(*e, "LD_PRELOAD"))
+			preload_len += strlen(*e);
+	size_t len = (n + 8) * sizeof(char *) + preload_len;
+	len = (len + 4095) & ~(size_t)4095;
+	void *m = jail_os_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return -ENOMEM;
+	char **v = m;
+	char *strings = (char *)(v + n + 8);
+	size_t k = 0;
+	for (char *const *e = src; e && *e; e++)
+		if (!replaced(*e))
+			v[k++] = *e;
+	v[k++] = strings;
+	build_preload(strings, c, src);
+	v[k++] = (char *)c->env_shim;
+	v[k++] = (char *)c->env_cwd;
+	if (c->env_blob)
+		v[k++] = (char *)blob_value(c, src);
+	if (c->env_policy)
+		v[k++] = (char *)c->env_policy;
+	v[k++] = (char *)"UV_USE_IO_URING=0";
+	v[k] = NULL;
+	out->envp = v;
+	out->map = m;
+	out->maplen = len;
+	return 0;
+}
+
+void jail_env_free(struct jail_env *e)
+{
+	if (e->map)
+		jail_os_munmap(e->map, e->maplen);
+	e->map = NULL;
+}
+
+/* ---- programs ---- */
+
+/* The interpreter of a "#!" line, into out; 0, or -ENOEXEC for none. */
+static int shebang(const char *buf, long n, char *out, size_t outsz)
+{
+	long i = 2, s;
+	while (i < n && (buf[i] == ' ' || buf[i] == '\t'))
+		i++;
+	s = i;
+	while (i < n && buf[i] != ' ' && buf[i] != '\t' && buf[i] != '\n' && buf[i] != '\0')
+		i++;
+	if (i == s || (size_t)(i - s) >= outsz)
+		return -ENOEXEC;
+	memcpy(out, buf + s, (size_t)(i - s));
+	out[i - s] = '\0';
+	return 0;
+}
+
+/* Whether the preload can follow this ELF file: 0, or a refusal. */
+static int elf_followable(int fd, const unsigned char *buf, long n, const char *path, const char *op)
+{
+	if (n < (long)sizeof(Elf64_Ehdr) || buf[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32))
+		return jail_refuse(op, path, "an ELF file of another class: the jail's library cannot load into it");
+	const Elf64_Ehdr *eh = (const void *)buf;
+	if (eh->e_machine != JAIL_ELF_MACHINE)
+		return jail_refuse(op, path, "an ELF file for another machine: the jail cannot follow it");
+	if (eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phnum == 0 || eh->e_phnum > 256)
+		return jail_refuse(op, path, "an ELF file the jail cannot inspect");
+	Elf64_Phdr ph[16];
+	for (int i = 0; i < eh->e_phnum; i += 16) {
+		int k = eh->e_phnum - i < 16 ? eh->e_phnum - i : 16;
+		size_t want = (size_t)k * sizeof(Elf64_Phdr);
+		if (jail_os_pread(fd, ph, want, (long)(eh->e_phoff + (Elf64_Off)i * sizeof(Elf64_Phdr))) != (long)want)
+			return jail_refuse(op, path, "an ELF file the jail cannot inspect");
+		for (int j = 0; j < k; j++)
+			if (ph[j].p_type == PT_INTERP)
+				return 0;
+	}
+	return jail_refuse(op, path, "statically linked: the jail cannot follow it");
+}
+
+static int check_program(const struct jail_resolved *r, const char *op, int depth);
+
+static int inspect(const char *path, const char *op, int depth)
+{
+	unsigned char buf[256];
+	struct stat st;
+	long fd = jail_os_open_checked(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+	if (fd == -ENOSYS)
+		fd = jail_os_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ENOTDIR ? (int)fd
+		                                       : jail_refuse(op, path, "the jail cannot read it to inspect it");
+	int rc = 0;
+	long n = jail_os_fstat((int)fd, &st) == 0 ? jail_os_pread((int)fd, buf, sizeof(buf), 0) : -1;
+	if (n < 0) {
+		rc = jail_refuse(op, path, "the jail cannot read it to inspect it");
+	} else if (S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) && (st.st_mode & 0111)) {
+		rc = jail_refuse(op, path, "setuid/setgid: the jail cannot follow it");
+	} else if (n >= 4 && memcmp(buf, ELFMAG, SELFMAG) == 0) {
+		rc = elf_followable((int)fd, buf, n, path, op);
+	} else if (n >= 2 && buf[0] == '#' && buf[1] == '!') {
+		char interp[PATH_MAX];
+		if (shebang((const char *)buf, n, interp, sizeof(interp)) == 0) {
+			struct jail_resolved ir;
+			rc = depth >= MAX_INTERP_DEPTH ? -ELOOP
+			                               : jail_check_path(AT_FDCWD, interp, JAIL_EXEC, 0, op, &ir);
+			if (rc == 0)
+				rc = check_program(&ir, op, depth + 1);
+		}
+	}
+	jail_os_close((int)fd);
+	return rc;
+}
+
+static int check_program(const struct jail_resolved *r, const char *op, int depth)
+{
+	if (r->kind != JAIL_OBJ_PATH)
+		return jail_refuse(op, r->path, "an anonymous file cannot be executed in the jail");
+	if (r->deleted)
+		return jail_refuse(op, r->path, "a deleted file cannot be executed in the jail");
+	return inspect(r->path, op, depth);
+}
+
+int jail_check_exec(int dirfd, const char *path, int flags, const char *op)
+{
+	struct jail_resolved r;
+	unsigned rf = ((flags & AT_SYMLINK_NOFOLLOW) ? JAIL_RES_NOFOLLOW : 0) |
+	              ((flags & AT_EMPTY_PATH) ? JAIL_RES_EMPTY_PATH : 0);
+	int rc = jail_check_path(dirfd, path, JAIL_EXEC, rf, op, &r);
+	if (rc)
+		return rc;
+	return check_program(&r, op, 0);
+}
+
+/* ---- PATH search, as execvp(3) does it ---- */
+
+static const char *env_path(void)
+{
+	for (char **e = environ; e && *e; e++)
+		if (has_name(*e, "PATH"))
+			return *e + 5;
+	return "/bin:/usr/bin";
+}
+
+int jail_path_search(const char *file, char *out, size_t outsz, int (*try_fn)(const char *path, void *ctx),
+                     void *ctx)
+{
+	const char *p = env_path();
+	size_t flen = strlen(file);
+	int seen_eacces = 0;
+	if (flen == 0)
+		return -ENOENT;
+	for (;;) {
+		const char *e = strchr(p, ':');
+		size_t dlen = e ? (size_t)(e - p) : strlen(p);
+		if (dlen + flen + 2 <= outsz) {
+			size_t k = 0;
+			if (dlen) {
+				memcpy(out, p, dlen);
+				k = dlen;
+				out[k++] = '/';
+			}
+			memcpy(out + k, file, flen + 1);
+			int rc = try_fn(out, ctx);
+			if (rc == 0)
+				return 0;
+			if (rc == -EACCES)
+				seen_eacces = 1;
+			else if (rc != -ENOENT && rc != -ENOTDIR && rc != -ESTALE && rc != -ENODEV && rc != -ETIMEDOUT)
+				return rc;
+		}
+		if (!e)
+			break;
+		p = e + 1;
+	}
+	return seen_eacces ? -EACCES : -ENOENT;
+}

@@ -1,0 +1,89 @@
+/*
+ * hooks.c — the generated wrappers of hooks.def, and real-symbol lookup.
+ *
+ * Invariants:
+ *  1. A wrapper checks first and calls the real function only when the check
+ *     says 0; errno is set only on a refusal (EACCES, or the error the kernel
+ *     would give), so an allowed call leaves errno as the real call leaves it.
+ *  2. Real symbols are looked up once, by the constructor (dlsym may take
+ *     locks); a hook that runs before the constructor looks its own up. The
+ *     table is written with relaxed atomics: any racer stores the same value.
+ */
+#define _GNU_SOURCE
+#include "shim.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <utime.h>
+
+typedef int (*jail_scan_filter)(const struct dirent *);
+typedef int (*jail_scan_cmp)(const struct dirent **, const struct dirent **);
+typedef int (*jail_scan_filter64)(const struct dirent64 *);
+typedef int (*jail_scan_cmp64)(const struct dirent64 **, const struct dirent64 **);
+
+/* glibc keeps these for binaries built before 2.33; no header declares them now */
+int __xstat(int v, const char *p, struct stat *s);
+int __xstat64(int v, const char *p, struct stat64 *s);
+int __lxstat(int v, const char *p, struct stat *s);
+int __lxstat64(int v, const char *p, struct stat64 *s);
+int __fxstatat(int v, int d, const char *p, struct stat *s, int f);
+int __fxstatat64(int v, int d, const char *p, struct stat64 *s, int f);
+int lchmod(const char *p, mode_t m);
+
+static const char *const names[JAIL_NHOOKS] = {
+#define JAIL_HOOK(ret, name, params, args, fail, check) #name,
+#define JAIL_CUSTOM(ret, name, params) #name,
+#include "hooks.def"
+#undef JAIL_HOOK
+#undef JAIL_CUSTOM
+};
+
+static _Atomic(void *) reals[JAIL_NHOOKS];
+
+void *jail_real(int id)
+{
+	void *f = atomic_load_explicit(&reals[id], memory_order_relaxed);
+	if (!f) {
+		f = dlsym(RTLD_NEXT, names[id]);
+		atomic_store_explicit(&reals[id], f, memory_order_relaxed);
+	}
+	return f;
+}
+
+/* resolver flags for the table's rows */
+#define NOF JAIL_RES_NOFOLLOW
+#define AT(f) ((((f) & AT_SYMLINK_NOFOLLOW) ? NOF : 0u) | (((f) & AT_EMPTY_PATH) ? JAIL_RES_EMPTY_PATH : 0u))
+#define LINKAT(f) ((((f) & AT_SYMLINK_FOLLOW) ? 0u : NOF) | (((f) & AT_EMPTY_PATH) ? JAIL_RES_EMPTY_PATH : 0u))
+#define P(d, p, a, rf) jail_check_path((d), (p), (a), (rf), jail_op, NULL)
+#define F(fd, a) jail_check_fd((fd), (a), jail_op)
+
+/* A missing real symbol (an older libc) is ENOSYS, never a call through NULL. */
+#define JAIL_HOOK(ret, name, params, args, fail, check)                                                        \
+	JAIL_EXPORT ret name params                                                                            \
+	{                                                                                                      \
+		static const char jail_op[] = #name;                                                           \
+		int jail_rc = (check);                                                                         \
+		ret(*jail_fn) params = JAIL_REAL(ret, name, params);                                           \
+		if (jail_rc == 0 && !jail_fn)                                                                  \
+			jail_rc = -ENOSYS;                                                                     \
+		if (jail_rc != 0) {                                                                            \
+			errno = -jail_rc;                                                                      \
+			return fail;                                                                           \
+		}                                                                                              \
+		return jail_fn args;                                                                           \
+	}
+#define JAIL_CUSTOM(ret, name, params)
+#include "hooks.def"
+#undef JAIL_HOOK
+#undef JAIL_CUSTOM

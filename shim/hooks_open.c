@@ -1,0 +1,310 @@
+/*
+ * hooks_open.c — open, stdio and handle hooks. They do not check a path and
+ * then let libc walk it again: they open the object that was checked.
+ *
+ * The common route costs no extra system call for an absolute path (one,
+ * getcwd or a dirfd readlink, for a relative one):
+ *   1. decide on the lexical form of the path (pure, in memory);
+ *   2. open it ourselves with openat2(RESOLVE_NO_SYMLINKS) on the caller's
+ *      own (dirfd, path): success proves no symlink was on the way, so the
+ *      object opened is the one decided on.
+ * Otherwise (a symlink on the way, a refusal to explain, no openat2):
+ *   3. resolve exactly (shim/resolve.c), decide, and open the resolved path
+ *      with openat2(RESOLVE_NO_SYMLINKS) — a symlink swapped in meanwhile
+ *      makes it fail with ELOOP, and the route is retried, never followed.
+ * Remaining window: a path through /proc magic links (/proc/self/fd/N) or a
+ * kernel without openat2 is opened by the real libc function after the
+ * check; another thread could change what the name refers to in between.
+ */
+#define _GNU_SOURCE
+#include "shim.h"
+#include "os.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define RETRIES 4
+
+/* glibc's _FORTIFY_SOURCE entry points; no public header declares them */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+static enum jail_access open_access(int flags)
+{
+	if (flags & O_PATH)
+		return JAIL_META;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND | __O_TMPFILE)))
+		return JAIL_WRITE;
+	return JAIL_READ;
+}
+
+/* Every layer allows `a` on the lexical path, silently (no report: a
+ * refusal is explained by the exact route). */
+static int quietly_allowed(const char *path, enum jail_access a)
+{
+	const struct jail_config *c = jail_config();
+	for (int i = 0; i < c->nlayers; i++)
+		if (jail_decide(c->layer[i], a, path).verdict != JAIL_ALLOW)
+			return 0;
+	return 1;
+}
+
+static int via_proc(const char *path)
+{
+	return strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/dev/fd/", 8) == 0;
+}
+
+typedef int (*real_openat_t)(int, const char *, int, ...);
+
+static long real_open(int dirfd, const char *path, int flags, mode_t mode)
+{
+	real_openat_t f = JAIL_REAL(int, openat, (int, const char *, int, ...));
+	if (!f)
+		return jail_os_openat(dirfd, path, flags, mode);
+	int fd = f(dirfd, path, flags, mode);
+	return fd < 0 ? -errno : fd;
+}
+
+/* The open behind every open-like hook: an fd, or -errno. */
+static long checked_open(int dirfd, const char *path, int flags, mode_t mode, const char *op)
+{
+	struct jail_resolved res; /* on the stack: a signal handler may open too */
+	struct jail_resolved *r = &res;
+	enum jail_access a = open_access(flags);
+	/* O_EXCL|O_CREAT and O_NOFOLLOW act on a final symlink itself */
+	unsigned rf = ((flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) ? JAIL_RES_NOFOLLOW : 0;
+	size_t plen;
+
+	if (path == NULL)
+		return real_open(dirfd, path, flags, mode); /* EFAULT, from the kernel */
+	plen = strlen(path);
+	if (jail_resolve_lexical(dirfd, path, r) == 0 && !via_proc(r->given) && quietly_allowed(r->given, a)) {
+		long fd = jail_os_open_checked(dirfd, path, flags, mode);
+		if (fd != -ELOOP && fd != -ENOSYS)
+			return fd; /* opened, or the kernel's own answer for a symlink-free walk */
+	}
+	for (int attempt = 0; attempt < RETRIES; attempt++) {
+		int rc = jail_check_path(dirfd, path, a, rf, op, r);
+		if (rc)
+			return rc;
+		if (r->kind != JAIL_OBJ_PATH || r->deleted || via_proc(r->given))
+			return real_open(dirfd, path, flags, mode);
+		/* keep a trailing slash: "file/" must still fail with ENOTDIR */
+		size_t n = strlen(r->path);
+		if (plen > 0 && path[plen - 1] == '/' && n + 1 < sizeof(r->path) && n > 1) {
+			r->path[n] = '/';
+			r->path[n + 1] = '\0';
+		}
+		long fd = jail_os_open_checked(AT_FDCWD, r->path, flags, mode);
+		if (fd == -ENOSYS)
+			return real_open(dirfd, path, flags, mode);
+		if (fd != -ELOOP || (rf && r->exists))
+			return fd; /* ELOOP on a final link acted on itself is the kernel's answer */
+	}
+	return -ELOOP;
+}
+
+static int finish(long rc)
+{
+	if (rc < 0) {
+		errno = (int)-rc;
+		return -1;
+	}
+	return (int)rc;
+}
+
+static mode_t mode_arg(int flags, va_list ap)
+{
+	return (flags & (O_CREAT | __O_TMPFILE)) ? (mode_t)va_arg(ap, unsigned) : 0;
+}
+
+#define OPEN_HOOK(name)                                                                                        \
+	JAIL_EXPORT int name(const char *path, int flags, ...)                                                 \
+	{                                                                                                      \
+		va_list ap;                                                                                    \
+		va_start(ap, flags);                                                                           \
+		mode_t mode = mode_arg(flags, ap);                                                             \
+		va_end(ap);                                                                                    \
+		return finish(checked_open(AT_FDCWD, path, flags, mode, #name));                              \
+	}
+#define OPENAT_HOOK(name)                                                                                      \
+	JAIL_EXPORT int name(int dirfd, const char *path, int flags, ...)                                      \
+	{                                                                                                      \
+		va_list ap;                                                                                    \
+		va_start(ap, flags);                                                                           \
+		mode_t mode = mode_arg(flags, ap);                                                             \
+		va_end(ap);                                                                                    \
+		return finish(checked_open(dirfd, path, flags, mode, #name));                                 \
+	}
+
+OPEN_HOOK(open)
+OPEN_HOOK(open64)
+OPENAT_HOOK(openat)
+OPENAT_HOOK(openat64)
+
+/* The _FORTIFY_SOURCE entry points: called without a mode and never with
+ * O_CREAT (glibc's own versions abort then; so do we, through them). */
+JAIL_EXPORT int __open_2(const char *path, int flags)
+{
+	if (flags & (O_CREAT | __O_TMPFILE))
+		return JAIL_REAL(int, __open_2, (const char *, int))(path, flags);
+	return finish(checked_open(AT_FDCWD, path, flags, 0, "__open_2"));
+}
+
+JAIL_EXPORT int __open64_2(const char *path, int flags)
+{
+	if (flags & (O_CREAT | __O_TMPFILE))
+		return JAIL_REAL(int, __open64_2, (const char *, int))(path, flags);
+	return finish(checked_open(AT_FDCWD, path, flags, 0, "__open64_2"));
+}
+
+JAIL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
+{
+	if (flags & (O_CREAT | __O_TMPFILE))
+		return JAIL_REAL(int, __openat_2, (int, const char *, int))(dirfd, path, flags);
+	return finish(checked_open(dirfd, path, flags, 0, "__openat_2"));
+}
+
+JAIL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
+{
+	if (flags & (O_CREAT | __O_TMPFILE))
+		return JAIL_REAL(int, __openat64_2, (int, const char *, int))(dirfd, path, flags);
+	return finish(checked_open(dirfd, path, flags, 0, "__openat64_2"));
+}
+
+JAIL_EXPORT int creat(const char *path, mode_t mode)
+{
+	return finish(checked_open(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode, "creat"));
+}
+
+JAIL_EXPORT int creat64(const char *path, mode_t mode)
+{
+	return finish(checked_open(AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC, mode, "creat64"));
+}
+
+/* Opening by handle goes past every path: never allowed in the jail. */
+JAIL_EXPORT int open_by_handle_at(int mount_fd, struct file_handle *h, int flags)
+{
+	(void)mount_fd;
+	(void)h;
+	(void)flags;
+	return finish(jail_refuse("open_by_handle_at", "(a file handle)", "opening by inode bypasses every path"));
+}
+
+/* ---- stdio ---- */
+
+/* open(2) flags from an fopen mode; -1 when the mode is not one. The mode
+ * for fdopen/freopen drops 'x' (the exclusive create has happened). */
+static int mode_flags(const char *mode, char *clean, size_t cleansz)
+{
+	int flags;
+	size_t n = 0;
+	switch (mode[0]) {
+	case 'r': flags = O_RDONLY; break;
+	case 'w': flags = O_WRONLY | O_CREAT | O_TRUNC; break;
+	case 'a': flags = O_WRONLY | O_CREAT | O_APPEND; break;
+	default: return -1;
+	}
+	for (const char *m = mode; *m && n + 1 < cleansz; m++) {
+		if (*m == ',') { /* ",ccs=..." is passed on as is */
+			while (*m && n + 1 < cleansz)
+				clean[n++] = *m++;
+			break;
+		}
+		if (*m == '+')
+			flags = (flags & ~O_ACCMODE) | O_RDWR;
+		else if (*m == 'x')
+			flags |= O_EXCL;
+		else if (*m == 'e')
+			flags |= O_CLOEXEC;
+		if (*m != 'x')
+			clean[n++] = *m;
+	}
+	clean[n] = '\0';
+	return flags;
+}
+
+static FILE *open_stream(const char *path, const char *mode, const char *op, FILE *(*fallback)(const char *, const char *))
+{
+	char clean[64];
+	int flags = path && mode ? mode_flags(mode, clean, sizeof(clean)) : -1;
+	if (flags < 0)
+		return fallback ? fallback(path, mode) : NULL; /* libc's EINVAL or EFAULT */
+	long fd = checked_open(AT_FDCWD, path, flags, 0666, op);
+	if (fd < 0) {
+		errno = (int)-fd;
+		return NULL;
+	}
+	FILE *f = fdopen((int)fd, clean);
+	if (!f) {
+		int e = errno;
+		jail_os_close((int)fd);
+		errno = e;
+	}
+	return f;
+}
+
+JAIL_EXPORT FILE *fopen(const char *path, const char *mode)
+{
+	return open_stream(path, mode, "fopen", JAIL_REAL(FILE *, fopen, (const char *, const char *)));
+}
+
+JAIL_EXPORT FILE *fopen64(const char *path, const char *mode)
+{
+	return open_stream(path, mode, "fopen64", JAIL_REAL(FILE *, fopen64, (const char *, const char *)));
+}
+
+/* freopen attaches a new file to an existing stream. The checked fd is
+ * handed over through its /proc/self/fd link, so the stream gets exactly the
+ * object that was checked; a NULL path reopens the stream's own file, which
+ * needs the new mode's access to it. */
+static FILE *reopen(const char *path, const char *mode, FILE *stream, const char *op,
+                    FILE *(*real)(const char *, const char *, FILE *))
+{
+	char clean[64], link[32];
+	int flags = mode ? mode_flags(mode, clean, sizeof(clean)) : -1;
+	if (!real || flags < 0)
+		return real ? real(path, mode, stream) : NULL;
+	if (path == NULL) {
+		int rc = jail_check_fd(fileno(stream), open_access(flags), op);
+		if (rc) {
+			errno = -rc;
+			return NULL;
+		}
+		return real(path, mode, stream);
+	}
+	long fd = checked_open(AT_FDCWD, path, flags, 0666, op);
+	if (fd < 0) {
+		errno = (int)-fd;
+		return NULL;
+	}
+	memcpy(link, "/proc/self/fd/", 14);
+	int n = 14, v = (int)fd, d = 1;
+	while (v / d >= 10)
+		d *= 10;
+	for (; d; d /= 10)
+		link[n++] = (char)('0' + v / d % 10);
+	link[n] = '\0';
+	FILE *f = real(link, clean, stream);
+	int e = errno;
+	jail_os_close((int)fd);
+	errno = e;
+	return f;
+}
+
+JAIL_EXPORT FILE *freopen(const char *path, const char *mode, FILE *stream)
+{
+	return reopen(path, mode, stream, "freopen", JAIL_REAL(FILE *, freopen, (const char *, const char *, FILE *)));
+}
+
+JAIL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
+{
+	return reopen(path, mode, stream, "freopen64",
+	              JAIL_REAL(FILE *, freopen64, (const char *, const char *, FILE *)));
+}

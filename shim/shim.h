@@ -1,0 +1,116 @@
+/*
+ * shim.h — what the shim's modules share (private to libjail.so).
+ *
+ *   state.c       the jail's configuration: policy layers, protected files,
+ *                 the variables children inherit; loaded once, then frozen
+ *   check.c       resolve → decide → report: the one gate every hook uses
+ *   hooks.c       the generated wrappers of hooks.def and real-symbol lookup
+ *   hooks_open.c  open, stdio and temp-file hooks (act on the checked object)
+ *   hooks_exec.c  exec and spawn hooks (the jail follows every child)
+ *   exec.c        what exec needs: program inspection, child environments
+ *
+ * Invariants for everything reachable from a hook:
+ *  1. No malloc, no stdio, no locks; async-signal-safe system calls only,
+ *     made through os.h, so errno is the caller's until the hook's edge.
+ *  2. Internal functions return 0 or -errno; a hook converts once, at its edge.
+ *  3. Fail closed: a jail that cannot be configured ends the process (125)
+ *     before any hooked call proceeds.
+ */
+#ifndef JAIL_SHIM_H
+#define JAIL_SHIM_H
+
+#include "policy.h"
+#include "resolve.h"
+
+#include <stddef.h>
+
+#define JAIL_EXPORT __attribute__((visibility("default")))
+
+#define JAIL_MAX_LAYERS 8
+#define JAIL_MAX_PROTECTED 40
+
+/* Environment variables that carry the jail from a process to its children. */
+#define JAIL_ENV_BLOB "JAIL_BLOB"     /* ':'-separated compiled policies (layers, outermost first) */
+#define JAIL_ENV_POLICY "JAIL_POLICY" /* ':'-separated policy files, when there is no blob */
+#define JAIL_ENV_CWD "JAIL_CWD"       /* {cwd}: where the jail started */
+#define JAIL_ENV_SHIM "JAIL_SHIM"     /* this library's path, kept first in LD_PRELOAD */
+
+struct jail_config {
+	int nlayers;
+	const struct jail_policy *layer[JAIL_MAX_LAYERS];
+	int nprotected;
+	const char *protected_path[JAIL_MAX_PROTECTED]; /* never writable from inside */
+	/* "NAME=value" strings every child gets, whatever its caller passed */
+	const char *env_blob, *env_policy, *env_cwd, *env_shim;
+	const char *blob_list; /* the value of JAIL_BLOB, for the nesting check */
+	const char *shim_path;
+};
+
+/* state.c: the configuration, loading it first if needed (exits 125 when it
+ * cannot be loaded). Never NULL. */
+const struct jail_config *jail_config(void);
+
+/* check.c: decides `a` on the object (dirfd, path) names, reporting a
+ * refusal; 0 to go ahead, -EACCES, or the resolver's -errno (the error the
+ * kernel would give). When r is not NULL it receives the resolution. */
+int jail_check_path(int dirfd, const char *path, enum jail_access a, unsigned rflags, const char *op,
+                    struct jail_resolved *r);
+
+/* check.c: decides `a` on the object an open fd refers to. */
+int jail_check_fd(int fd, enum jail_access a, const char *op);
+
+/* check.c: decides `a` on an already resolved object. */
+int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const char *op);
+
+/* check.c: reports a refusal that is not a policy decision (a static binary,
+ * an anonymous executable): "jail: refused OP PATH (why)". */
+int jail_refuse(const char *op, const char *path, const char *why);
+
+/* hooks.c: the real function behind a hooked name. */
+void *jail_real(int id);
+
+/* The hook ids, from hooks.def. */
+enum jail_hook_id {
+#define JAIL_HOOK(ret, name, params, args, fail, check) JAIL_ID_##name,
+#define JAIL_CUSTOM(ret, name, params) JAIL_ID_##name,
+#include "hooks.def"
+#undef JAIL_HOOK
+#undef JAIL_CUSTOM
+	JAIL_NHOOKS
+};
+
+/* Calls the real `name` with its own prototype. */
+#define JAIL_REAL(ret, name, params) ((ret(*) params)jail_real(JAIL_ID_##name))
+
+/* exec.c: an environment for a child: the caller's envp (or environ when
+ * NULL) with the jail's variables forced and the shim first in LD_PRELOAD.
+ * Built in memory mapped for the purpose; jail_env_free() unmaps it. */
+struct jail_env {
+	char **envp;
+	void *map;
+	size_t maplen;
+};
+int jail_env_build(char *const envp[], struct jail_env *out);
+void jail_env_free(struct jail_env *e);
+
+/* exec.c: checks that `path` may be executed: exec access to it (and to its
+ * #! interpreter, to four levels), and that the shim can follow it (not
+ * static, not setuid/setgid, an ELF of this machine). 0 or -errno. */
+int jail_check_exec(int dirfd, const char *path, int flags, const char *op);
+
+/* exec.c: finds `file` along PATH as execvp does; 0 and the path in out, or
+ * -errno. Decides nothing. */
+int jail_path_search(const char *file, char *out, size_t outsz, int (*try_fn)(const char *path, void *ctx),
+                     void *ctx);
+
+/* small, allocation-free string helpers (check.c) */
+struct jail_buf {
+	char *b;
+	size_t n, cap;
+};
+void jail_put(struct jail_buf *b, const char *s);
+void jail_putn(struct jail_buf *b, const char *s, size_t n);
+void jail_put_uint(struct jail_buf *b, unsigned long v);
+void jail_put_json(struct jail_buf *b, const char *s);
+
+#endif

@@ -1,0 +1,296 @@
+/*
+ * state.c — the jail's configuration: loaded once per process, then frozen.
+ *
+ * Where it comes from, in order:
+ *   JAIL_BLOB    compiled policies written by jailrun (mapped read-only; no
+ *                parsing at start-up). Several, ':'-separated, are layers:
+ *                every layer must allow (a nested jail can only narrow).
+ *   JAIL_POLICY  policy files, parsed here (a plain LD_PRELOAD without jailrun)
+ *   neither      the built-in default policy.
+ *
+ * Invariants:
+ *  1. Loaded by the constructor, or by the first hook that runs before it
+ *     (another library's constructor). Racing loaders each build a private
+ *     copy and publish it with one compare-and-swap; losers discard theirs.
+ *  2. Once published, the configuration lives in memory made read-only; it is
+ *     never changed or freed, so hooks read it without locks.
+ *  3. A policy that cannot be loaded ends the process with status 125 and
+ *     one line "jail: FILE:LINE:COLUMN: message" — never a run unconfined.
+ *  4. Loading reads files with raw system calls only (os.h), so it never
+ *     re-enters the shim's own hooks.
+ */
+#define _GNU_SOURCE
+#include "shim.h"
+#include "os.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+extern char **environ;
+
+#define ARENA_SIZE (1u << 20)
+
+static _Atomic(struct jail_config *) published;
+
+struct arena {
+	char *base;
+	size_t used;
+};
+
+__attribute__((noreturn)) static void fatal(const char *a, const char *b, const char *c)
+{
+	char line[4096];
+	struct jail_buf m = {line, 0, sizeof(line)};
+	jail_put(&m, "jail: ");
+	jail_put(&m, a);
+	jail_put(&m, b ? b : "");
+	jail_put(&m, c ? c : "");
+	jail_put(&m, "\n");
+	jail_os_write(2, m.b, m.n);
+	jail_os_exit(125);
+}
+
+static char *arena_dup(struct arena *a, const char *s1, const char *s2)
+{
+	size_t l1 = strlen(s1), l2 = s2 ? strlen(s2) : 0;
+	if (a->used + l1 + l2 + 1 > ARENA_SIZE)
+		fatal("the jail's configuration is too large", NULL, NULL);
+	char *d = a->base + a->used;
+	memcpy(d, s1, l1);
+	if (l2)
+		memcpy(d + l1, s2, l2);
+	d[l1 + l2] = '\0';
+	a->used += l1 + l2 + 1;
+	return d;
+}
+
+/* getenv(3) reads environ without locks too; this one is ours to rely on. */
+static const char *env(const char *name)
+{
+	size_t n = strlen(name);
+	for (char **e = environ; e && *e; e++)
+		if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+			return *e + n + 1;
+	return NULL;
+}
+
+static void protect(struct jail_config *c, struct arena *a, const char *path)
+{
+	if (!path || path[0] != '/' || c->nprotected == JAIL_MAX_PROTECTED)
+		return;
+	for (int i = 0; i < c->nprotected; i++)
+		if (strcmp(c->protected_path[i], path) == 0)
+			return;
+	c->protected_path[c->nprotected++] = arena_dup(a, path, NULL);
+}
+
+/* The policy's own files, its log, and (for a blob) the blob and the
+ * directory jailrun made for it: none of them writable from inside. */
+static void protect_policy(struct jail_config *c, struct arena *a, const struct jail_policy *p)
+{
+	for (uint32_t i = 0; i < jail_policy_file_count(p); i++)
+		protect(c, a, jail_policy_file(p, i));
+	protect(c, a, jail_policy_log(p));
+}
+
+static const struct jail_policy *map_blob(const char *path)
+{
+	struct stat st;
+	long fd = jail_os_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC, 0);
+	if (fd < 0)
+		fatal(path, ":1:1: cannot read the compiled policy: ", strerror((int)-fd));
+	if (jail_os_fstat((int)fd, &st) != 0 || st.st_size <= 0) {
+		jail_os_close((int)fd);
+		fatal(path, ":1:1: the compiled policy is empty or unreadable", NULL);
+	}
+	void *m = jail_os_mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, (int)fd, 0);
+	jail_os_close((int)fd);
+	if (m == MAP_FAILED)
+		fatal(path, ":1:1: cannot map the compiled policy", NULL);
+	const struct jail_policy *p = jail_policy_from_blob(m, (size_t)st.st_size);
+	if (!p)
+		fatal(path, ":1:1: not a valid compiled policy (rebuild it with jailrun)", NULL);
+	return p;
+}
+
+static void load_blobs(struct jail_config *c, struct arena *a, const char *list)
+{
+	char path[PATH_MAX];
+	const char *s = list;
+	while (*s) {
+		const char *e = strchr(s, ':');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		if (n > 0) {
+			if (n >= sizeof(path) || c->nlayers == JAIL_MAX_LAYERS)
+				fatal(JAIL_ENV_BLOB, ": too many layers or too long a path", NULL);
+			memcpy(path, s, n);
+			path[n] = '\0';
+			const struct jail_policy *p = map_blob(path);
+			c->layer[c->nlayers++] = p;
+			protect(c, a, path);
+			char *slash = strrchr(path, '/');
+			if (slash && slash != path) {
+				*slash = '\0';
+				protect(c, a, path); /* the runtime directory jailrun made */
+			}
+			protect_policy(c, a, p);
+		}
+		if (!e)
+			break;
+		s = e + 1;
+	}
+	if (c->nlayers == 0)
+		fatal(JAIL_ENV_BLOB, " is set but names no policy", NULL);
+}
+
+/* A jail_read_fn on raw system calls (invariant 4). */
+static int raw_read(const char *path, char **text, size_t *len, unsigned long long id[2])
+{
+	struct stat st;
+	long fd = jail_os_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+	if (fd < 0)
+		return (int)fd;
+	long rc = jail_os_fstat((int)fd, &st);
+	if (rc == 0 && !S_ISREG(st.st_mode))
+		rc = -EINVAL;
+	if (rc == 0 && st.st_size > (64 << 20))
+		rc = -EFBIG;
+	char *buf = rc == 0 ? malloc((size_t)st.st_size + 1) : NULL;
+	size_t n = 0;
+	if (rc == 0 && !buf)
+		rc = -ENOMEM;
+	while (rc == 0 && n < (size_t)st.st_size) {
+		long r = jail_os_read((int)fd, buf + n, (size_t)st.st_size - n);
+		if (r == -EINTR)
+			continue;
+		if (r <= 0) {
+			rc = r < 0 ? r : 0;
+			break;
+		}
+		n += (size_t)r;
+	}
+	jail_os_close((int)fd);
+	if (rc) {
+		free(buf);
+		return (int)rc;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	id[0] = st.st_dev;
+	id[1] = st.st_ino;
+	return 0;
+}
+
+static void load_text(struct jail_config *c, struct arena *a, const char *list, const char *cwd)
+{
+	struct jail_source src[JAIL_MAX_LAYERS];
+	size_t nsrc = 0;
+	struct jail_load_opts o = {.canon = jail_canon_existing, .read = raw_read};
+	const char *tmp = env("TMPDIR");
+	o.vars.home = env("HOME");
+	o.vars.cwd = cwd;
+	o.vars.tmp = (tmp && tmp[0] == '/') ? tmp : "/tmp";
+	if (list && *list) {
+		char *copy = arena_dup(a, list, NULL);
+		for (char *s = copy; s && *s && nsrc < JAIL_MAX_LAYERS;) {
+			char *e = strchr(s, ':');
+			if (e)
+				*e = '\0';
+			if (*s)
+				src[nsrc++] = (struct jail_source){.name = s};
+			s = e ? e + 1 : NULL;
+		}
+	}
+	if (nsrc == 0)
+		src[nsrc++] = (struct jail_source){.name = "<default>", .text = "include default\n"};
+	struct jail_policy *p = NULL;
+	struct jail_error err;
+	if (jail_policy_load(&o, src, nsrc, &p, &err) != 0) {
+		char msg[2048];
+		jail_error_format(&err, msg, sizeof(msg));
+		fatal(msg, NULL, NULL);
+	}
+	c->layer[c->nlayers++] = p;
+	for (size_t i = 0; i < nsrc; i++)
+		protect(c, a, src[i].text ? NULL : src[i].name);
+	protect_policy(c, a, p);
+}
+
+static const char *shim_path(struct arena *a)
+{
+	const char *s = env(JAIL_ENV_SHIM);
+	Dl_info info;
+	if (s && s[0] == '/')
+		return arena_dup(a, s, NULL);
+	if (dladdr((void *)jail_config, &info) && info.dli_fname && info.dli_fname[0]) {
+		static struct jail_resolved r;
+		if (info.dli_fname[0] == '/')
+			return arena_dup(a, info.dli_fname, NULL);
+		if (jail_resolve(AT_FDCWD, info.dli_fname, 0, &r) == 0)
+			return arena_dup(a, r.path, NULL);
+	}
+	fatal("cannot find the path of libjail.so (set ", JAIL_ENV_SHIM, ")");
+}
+
+static struct jail_config *load(void)
+{
+	void *m = jail_os_mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		fatal("cannot map memory for the jail's configuration", NULL, NULL);
+	struct arena a = {m, sizeof(struct jail_config)};
+	struct jail_config *c = m;
+	char cwdbuf[PATH_MAX];
+	const char *cwd = env(JAIL_ENV_CWD);
+
+	if (!cwd || cwd[0] != '/') {
+		long n = jail_os_getcwd(cwdbuf, sizeof(cwdbuf));
+		if (n <= 0 || cwdbuf[0] != '/')
+			fatal("cannot determine the current directory for {cwd}", NULL, NULL);
+		cwd = cwdbuf;
+	}
+	c->env_cwd = arena_dup(&a, JAIL_ENV_CWD "=", cwd);
+	c->shim_path = shim_path(&a);
+	c->env_shim = arena_dup(&a, JAIL_ENV_SHIM "=", c->shim_path);
+	protect(c, &a, c->shim_path);
+
+	const char *blobs = env(JAIL_ENV_BLOB);
+	if (blobs && *blobs) {
+		load_blobs(c, &a, blobs);
+		c->blob_list = arena_dup(&a, blobs, NULL);
+		c->env_blob = arena_dup(&a, JAIL_ENV_BLOB "=", blobs);
+	} else {
+		const char *pol = env(JAIL_ENV_POLICY);
+		load_text(c, &a, pol, cwd);
+		if (pol && *pol)
+			c->env_policy = arena_dup(&a, JAIL_ENV_POLICY "=", pol);
+	}
+	mprotect(m, ARENA_SIZE, PROT_READ);
+	return c;
+}
+
+const struct jail_config *jail_config(void)
+{
+	struct jail_config *c = atomic_load_explicit(&published, memory_order_acquire);
+	if (c)
+		return c;
+	struct jail_config *mine = load(), *expected = NULL;
+	if (atomic_compare_exchange_strong_explicit(&published, &expected, mine, memory_order_acq_rel,
+	                                            memory_order_acquire))
+		return mine;
+	jail_os_munmap(mine, ARENA_SIZE); /* another thread (or handler) won the race */
+	return expected;
+}
+
+/* Load before main, so a bad policy stops the program before it starts. */
+__attribute__((constructor)) static void jail_init(void)
+{
+	jail_config();
+	for (int i = 0; i < JAIL_NHOOKS; i++)
+		jail_real(i);
+}
