@@ -5,8 +5,17 @@
  *   jailctl [--policy FILE]... [--cwd DIR] check
  *   jailctl [--policy FILE]... [--cwd DIR] explain ACCESS PATH
  *   jailctl [--policy FILE]... [--cwd DIR] print
+ *   jailctl [--policy FILE]... [--cwd DIR] compile OUT
+ *   jailctl exec -- COMMAND [ARG...]
  *
- * Exit status: 0 allowed / valid, 1 denied, 2 usage, 125 policy error.
+ * `compile` writes the policy as a compiled blob that the shim maps at
+ * start-up (no parsing in every process). `exec` is run by jailrun with the
+ * shim preloaded: its execvp is the shim's, so the command is checked (exec
+ * access, static or setuid binaries) exactly as any exec inside the jail.
+ * --audit and --log FILE append "mode audit" and "log FILE" to the policy.
+ *
+ * Exit status: 0 allowed / valid, 1 denied, 2 usage, 125 policy error;
+ * for exec, 126 when the command cannot be run, 127 when it is not found.
  */
 #define _GNU_SOURCE
 #include "policy.h"
@@ -26,9 +35,11 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: jailctl [--policy FILE]... [--cwd DIR] check\n"
+	fputs("usage: jailctl [--policy FILE]... [--cwd DIR] [--audit] [--log FILE] check\n"
 	      "       jailctl [--policy FILE]... [--cwd DIR] explain ACCESS PATH\n"
 	      "       jailctl [--policy FILE]... [--cwd DIR] print\n"
+	      "       jailctl [--policy FILE]... [--cwd DIR] [--audit] [--log FILE] compile OUT\n"
+	      "       jailctl exec -- COMMAND [ARG...]   (with libjail.so preloaded)\n"
 	      "ACCESS is read, write, exec or meta. Without --policy, the built-in default.\n",
 	      f);
 }
@@ -36,10 +47,37 @@ static void usage(FILE *f)
 struct opts {
 	struct jail_source *src;
 	size_t nsrc;
+	int user_sources;
+	char *extra; /* "mode audit" / "log FILE" lines from options */
 	const char *cwd;
 	char **rest;
 	int nrest;
 };
+
+/* Appends a directive; a path argument is quoted for the policy language. */
+static void append_extra(struct opts *o, const char *directive, const char *path)
+{
+	size_t old = o->extra ? strlen(o->extra) : 0, plen = path ? strlen(path) : 0;
+	char *e = realloc(o->extra, old + strlen(directive) + 2 * plen + 8);
+	if (!e) {
+		perror("jailctl");
+		exit(EXIT_POLICY);
+	}
+	char *p = e + old;
+	p += sprintf(p, "%s", directive);
+	if (path) {
+		*p++ = '"';
+		for (const char *s = path; *s; s++) {
+			if (*s == '"' || *s == '\\')
+				*p++ = '\\';
+			*p++ = *s;
+		}
+		*p++ = '"';
+		*p++ = '\n';
+	}
+	*p = '\0';
+	o->extra = e;
+}
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -54,9 +92,10 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->src[o->nsrc++].name = argv[i] + 9;
 		} else if (strcmp(argv[i], "--cwd") == 0 && i + 1 < argc) {
 			o->cwd = argv[++i];
-		} else if (strcmp(argv[i], "--") == 0) {
-			i++;
-			break;
+		} else if (strcmp(argv[i], "--audit") == 0) {
+			append_extra(o, "mode audit\n", NULL);
+		} else if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
+			append_extra(o, "log ", argv[++i]);
 		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
 			fprintf(stderr, "jailctl: unknown option '%s'\n", argv[i]);
 			return -1;
@@ -64,10 +103,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		}
 	}
+	o->user_sources = (int)o->nsrc;
 	if (o->nsrc == 0) {
 		o->src[0].name = "<command line>";
 		o->src[0].text = "include default\n";
 		o->nsrc = 1;
+	}
+	if (o->extra) {
+		o->src[o->nsrc].name = "<command line>";
+		o->src[o->nsrc++].text = o->extra;
 	}
 	o->rest = argv + i;
 	o->nrest = argc - i;
@@ -161,6 +205,43 @@ static int cmd_explain(const struct jail_policy *p, char **argv, int argc)
 	return d.verdict == JAIL_ALLOW ? 0 : EXIT_DENIED;
 }
 
+/* Writes the blob next to `out`, then renames it into place, read-only. */
+static int cmd_compile(const struct jail_policy *p, const char *out)
+{
+	size_t size;
+	const void *blob = jail_policy_blob(p, &size);
+	char tmp[PATH_MAX];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", out) >= (int)sizeof(tmp)) {
+		fprintf(stderr, "jailctl: %s: path too long\n", out);
+		return EXIT_POLICY;
+	}
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0444);
+	if (fd < 0 || write(fd, blob, size) != (ssize_t)size || fsync(fd) != 0 || close(fd) != 0 ||
+	    rename(tmp, out) != 0) {
+		fprintf(stderr, "jailctl: cannot write the compiled policy %s: %s\n", out, strerror(errno));
+		return EXIT_POLICY;
+	}
+	return 0;
+}
+
+/* With the shim preloaded, execvp is the jail's: the command is checked as
+ * any program started inside the jail. */
+static int cmd_exec(char **argv, int argc)
+{
+	if (argc < 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	execvp(argv[0], argv);
+	int e = errno;
+	if (e == ENOENT || e == ENOTDIR) {
+		fprintf(stderr, "jailrun: %s: command not found\n", argv[0]);
+		return 127;
+	}
+	fprintf(stderr, "jailrun: cannot run %s: %s\n", argv[0], strerror(e));
+	return 126;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = {0};
@@ -176,11 +257,27 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = o.rest[0];
-	if (strcmp(cmd, "check") != 0 && strcmp(cmd, "explain") != 0 && strcmp(cmd, "print") != 0) {
+	if (strcmp(cmd, "exec") == 0) {
+		int skip = o.nrest > 1 && strcmp(o.rest[1], "--") == 0 ? 2 : 1;
+		return cmd_exec(o.rest + skip, o.nrest - skip);
+	}
+	if (strcmp(cmd, "check") != 0 && strcmp(cmd, "explain") != 0 && strcmp(cmd, "print") != 0 &&
+	    strcmp(cmd, "compile") != 0) {
 		fprintf(stderr, "jailctl: unknown command '%s'\n", cmd);
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* A compiled policy records where its rules came from; the shim keeps
+	 * those files unwritable, which needs absolute names. */
+	static char absnames[64][PATH_MAX];
+	if (strcmp(cmd, "compile") == 0)
+		for (int i = 0; i < o.user_sources && i < 64; i++)
+			if (o.src[i].name[0] != '/' && getcwd(absnames[i], PATH_MAX) &&
+			    strlen(absnames[i]) + strlen(o.src[i].name) + 2 < PATH_MAX) {
+				strcat(absnames[i], "/");
+				strcat(absnames[i], o.src[i].name);
+				o.src[i].name = absnames[i];
+			}
 	struct jail_policy *p = load(&o, cwdbuf);
 	if (!p)
 		return EXIT_POLICY;
@@ -188,9 +285,12 @@ int main(int argc, char **argv)
 		rc = o.nrest == 1 ? cmd_check(p) : EXIT_USAGE;
 	else if (strcmp(cmd, "print") == 0)
 		rc = o.nrest == 1 ? cmd_print(p) : EXIT_USAGE;
+	else if (strcmp(cmd, "compile") == 0)
+		rc = o.nrest == 2 ? cmd_compile(p, o.rest[1]) : EXIT_USAGE;
 	else
 		rc = cmd_explain(p, o.rest + 1, o.nrest - 1);
 	jail_policy_free(p);
 	free(o.src);
+	free(o.extra);
 	return rc;
 }

@@ -9,7 +9,9 @@
  *     the call go on (so an inner audit layer cannot loosen an outer one).
  *  3. The jail's own files (its policies, compiled blobs, log, the shim) are
  *     never writable, whatever the policy says.
- *  4. When resolution fails, the call is decided on the best path the
+ *  4. A missing object is ENOENT for any access but write, as the kernel
+ *     would say, and is not reported.
+ *  5. When resolution fails, the call is decided on the best path the
  *     resolver could give, and the kernel's error is returned without making
  *     the call: the real call could only race with the missing directory.
  */
@@ -165,6 +167,11 @@ int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const
 
 	if (r->kind == JAIL_OBJ_ANON)
 		return a == JAIL_EXEC ? jail_refuse(op, r->path, "an anonymous file cannot be executed in the jail") : 0;
+	/* Nothing to read, stat or run: the kernel's ENOENT, without a report
+	 * (PATH searches and probes for optional files would otherwise flood
+	 * stderr). Only creation needs a decision on a missing object. */
+	if (!r->exists && a != JAIL_WRITE)
+		return -ENOENT;
 	if (a == JAIL_WRITE && ((resolved && is_protected(c, resolved)) || (given && is_protected(c, given)))) {
 		report(c->layer[0], "denied", a, op, resolved ? resolved : given, r, "the jail's own file");
 		return -EACCES;

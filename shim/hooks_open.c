@@ -12,9 +12,10 @@
  *   3. resolve exactly (shim/resolve.c), decide, and open the resolved path
  *      with openat2(RESOLVE_NO_SYMLINKS) — a symlink swapped in meanwhile
  *      makes it fail with ELOOP, and the route is retried, never followed.
- * Remaining window: a path through /proc magic links (/proc/self/fd/N) or a
- * kernel without openat2 is opened by the real libc function after the
- * check; another thread could change what the name refers to in between.
+ * Remaining window: a path through /proc magic links (/proc/self/fd/N), a
+ * kernel without openat2, or flags openat2 refuses but open(2) ignores, are
+ * opened by the real libc function after the check; another thread could
+ * change what the name refers to in between.
  */
 #define _GNU_SOURCE
 #include "shim.h"
@@ -39,7 +40,7 @@ static enum jail_access open_access(int flags)
 {
 	if (flags & O_PATH)
 		return JAIL_META;
-	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND | __O_TMPFILE)))
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND)) || (flags & O_TMPFILE) == O_TMPFILE)
 		return JAIL_WRITE;
 	return JAIL_READ;
 }
@@ -86,7 +87,7 @@ static long checked_open(int dirfd, const char *path, int flags, mode_t mode, co
 	plen = strlen(path);
 	if (jail_resolve_lexical(dirfd, path, r) == 0 && !via_proc(r->given) && quietly_allowed(r->given, a)) {
 		long fd = jail_os_open_checked(dirfd, path, flags, mode);
-		if (fd != -ELOOP && fd != -ENOSYS)
+		if (fd != -ELOOP && fd != -ENOSYS && fd != -EINVAL)
 			return fd; /* opened, or the kernel's own answer for a symlink-free walk */
 	}
 	for (int attempt = 0; attempt < RETRIES; attempt++) {
@@ -102,7 +103,7 @@ static long checked_open(int dirfd, const char *path, int flags, mode_t mode, co
 			r->path[n + 1] = '\0';
 		}
 		long fd = jail_os_open_checked(AT_FDCWD, r->path, flags, mode);
-		if (fd == -ENOSYS)
+		if (fd == -ENOSYS || fd == -EINVAL) /* no openat2, or flags it is stricter about than open */
 			return real_open(dirfd, path, flags, mode);
 		if (fd != -ELOOP || (rf && r->exists))
 			return fd; /* ELOOP on a final link acted on itself is the kernel's answer */
@@ -121,7 +122,7 @@ static int finish(long rc)
 
 static mode_t mode_arg(int flags, va_list ap)
 {
-	return (flags & (O_CREAT | __O_TMPFILE)) ? (mode_t)va_arg(ap, unsigned) : 0;
+	return ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) ? (mode_t)va_arg(ap, unsigned) : 0;
 }
 
 #define OPEN_HOOK(name)                                                                                        \
@@ -152,28 +153,28 @@ OPENAT_HOOK(openat64)
  * O_CREAT (glibc's own versions abort then; so do we, through them). */
 JAIL_EXPORT int __open_2(const char *path, int flags)
 {
-	if (flags & (O_CREAT | __O_TMPFILE))
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
 		return JAIL_REAL(int, __open_2, (const char *, int))(path, flags);
 	return finish(checked_open(AT_FDCWD, path, flags, 0, "__open_2"));
 }
 
 JAIL_EXPORT int __open64_2(const char *path, int flags)
 {
-	if (flags & (O_CREAT | __O_TMPFILE))
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
 		return JAIL_REAL(int, __open64_2, (const char *, int))(path, flags);
 	return finish(checked_open(AT_FDCWD, path, flags, 0, "__open64_2"));
 }
 
 JAIL_EXPORT int __openat_2(int dirfd, const char *path, int flags)
 {
-	if (flags & (O_CREAT | __O_TMPFILE))
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
 		return JAIL_REAL(int, __openat_2, (int, const char *, int))(dirfd, path, flags);
 	return finish(checked_open(dirfd, path, flags, 0, "__openat_2"));
 }
 
 JAIL_EXPORT int __openat64_2(int dirfd, const char *path, int flags)
 {
-	if (flags & (O_CREAT | __O_TMPFILE))
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
 		return JAIL_REAL(int, __openat64_2, (int, const char *, int))(dirfd, path, flags);
 	return finish(checked_open(dirfd, path, flags, 0, "__openat64_2"));
 }

@@ -69,9 +69,12 @@ long jail_os_open_nosymlinks(int dirfd, const char *path, unsigned flags)
 
 long jail_os_open_checked(int dirfd, const char *path, int flags, unsigned mode)
 {
+	/* open(2) ignores the other flags beside O_PATH; openat2 refuses them */
+	if (flags & O_PATH)
+		flags &= O_PATH | O_CLOEXEC | O_DIRECTORY | O_NOFOLLOW;
 	struct open_how how = {
 	    .flags = (unsigned long long)(unsigned)flags,
-	    .mode = (flags & (O_CREAT | __O_TMPFILE)) ? (mode & 07777) : 0,
+	    .mode = ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) ? (mode & 07777) : 0,
 	    .resolve = RESOLVE_NO_SYMLINKS,
 	};
 	return SYS(SYS_openat2, dirfd, path, &how, sizeof(how));

@@ -208,7 +208,7 @@ static void load_text(struct jail_config *c, struct arena *a, const char *list, 
 		}
 	}
 	if (nsrc == 0)
-		src[nsrc++] = (struct jail_source){.name = "<default>", .text = "include default\n"};
+		src[nsrc++] = (struct jail_source){.name = "<no policy given>", .text = "include default\n"};
 	struct jail_policy *p = NULL;
 	struct jail_error err;
 	if (jail_policy_load(&o, src, nsrc, &p, &err) != 0) {

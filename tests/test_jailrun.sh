@@ -14,6 +14,7 @@ T=$(mktemp -d /tmp/jailrun-test.XXXXXX)
 T=$(cd "$T" && pwd -P)
 trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/home/.ssh" "$T/proj/.git/hooks" "$T/proj/src" "$T/other"
+cp /bin/true "$T/other/tool"
 echo key >"$T/home/.ssh/id_rsa"
 echo hosts >"$T/home/.ssh/known_hosts"
 ln -s "$T/home/.ssh/id_rsa" "$T/proj/innocent"   # a link inside the project to a key
@@ -114,7 +115,10 @@ expect "print: log path expanded" 0 "^# log $T/home/jail.log" -- --policy "$T/au
 expect "help" 0 "^usage: jailrun" -- --help
 expect "version" 0 "^jailrun \(libjail\)" -- --version
 expect "unknown option" 2 "unknown option '--frob'" -- --frob
-expect "run refuses without the shim (fail closed)" 125 "cannot confine" -- -- true
+expect "run: exit status is the command's" 3 "" -- "${P[@]}" -- sh -c 'exit 3'
+expect "run: not found is 127" 127 "command not found" -- "${P[@]}" -- no-such-command-jail
+expect "run: refused exec is 126" 126 "cannot run" -- "${P[@]}" -- "$T/other/tool"
+expect "run: no command" 2 "no COMMAND" -- "${P[@]}" --
 
 # Every policy example in the docs parses: fenced blocks tagged as policies in
 # the README, and the .EX blocks of jail.policy(5) that start with "# policy".

@@ -1,0 +1,444 @@
+/*
+ * hookprobe — calls one hooked libc function, the way a program would, and
+ * prints what came back: "ok", "ok VALUE", or "err ERRNO_NAME". The test
+ * suites run it inside the jail, built three ways: plain, with
+ * -D_FORTIFY_SOURCE=2 (so open() becomes __open_2), and statically linked
+ * (which the jail must refuse to start).
+ *
+ *   hookprobe FUNCTION ARG...      (see the table at the bottom)
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+#include <utime.h>
+
+extern char **environ;
+
+static int report(long rc)
+{
+	if (rc < 0) {
+		const char *n = strerrorname_np(errno);
+		printf("err %s\n", n ? n : "?");
+		return 0;
+	}
+	printf("ok\n");
+	return 0;
+}
+
+static int report_ptr(const void *p)
+{
+	return report(p ? 0 : -1);
+}
+
+/* "w,creat,excl" → O_WRONLY|O_CREAT|O_EXCL (and O_CLOEXEC) */
+static int open_flags(const char *s)
+{
+	static const struct {
+		const char *word;
+		int flag;
+	} words[] = {{"r", O_RDONLY},       {"w", O_WRONLY},       {"rw", O_RDWR},     {"creat", O_CREAT},
+	             {"trunc", O_TRUNC},    {"append", O_APPEND},  {"excl", O_EXCL},   {"nofollow", O_NOFOLLOW},
+	             {"path", O_PATH},      {"tmpfile", O_TMPFILE}, {"dir", O_DIRECTORY}};
+	int f = O_CLOEXEC;
+	while (*s) {
+		size_t n = strcspn(s, ",");
+		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (strlen(words[i].word) == n && strncmp(words[i].word, s, n) == 0)
+				f |= words[i].flag;
+		s += n + (s[n] == ',');
+	}
+	return f;
+}
+
+/* open() as a program writes it: with a mode only when one is needed, so
+ * that a fortified build calls __open_2. */
+static int open_as_written(const char *path, int flags)
+{
+	if (flags & (O_CREAT | O_TMPFILE))
+		return open(path, flags, 0644);
+	return open(path, flags);
+}
+
+static int dirfd_of(const char *dir)
+{
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		printf("setup: cannot open %s: %s\n", dir, strerror(errno));
+		exit(2);
+	}
+	return fd;
+}
+
+static int ro_fd(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		printf("setup: cannot open %s: %s\n", path, strerror(errno));
+		exit(2);
+	}
+	return fd;
+}
+
+/* ---- stress: threads, signals, vfork ---- */
+
+struct hammer {
+	const char *allowed, *denied;
+	int iters, bad;
+};
+
+static void *hammer_thread(void *arg)
+{
+	struct hammer *h = arg;
+	for (int i = 0; i < h->iters; i++) {
+		int fd = open(h->allowed, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			__atomic_add_fetch(&h->bad, 1, __ATOMIC_RELAXED);
+		else
+			close(fd);
+		errno = 0;
+		if (open(h->denied, O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES)
+			__atomic_add_fetch(&h->bad, 1, __ATOMIC_RELAXED);
+		struct stat st;
+		if (stat(h->allowed, &st) != 0)
+			__atomic_add_fetch(&h->bad, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static int stress_threads(const char *allowed, const char *denied, int nthreads, int iters)
+{
+	pthread_t t[64];
+	struct hammer h = {allowed, denied, iters, 0};
+	if (nthreads > 64)
+		nthreads = 64;
+	for (int i = 0; i < nthreads; i++)
+		pthread_create(&t[i], NULL, hammer_thread, &h);
+	for (int i = 0; i < nthreads; i++)
+		pthread_join(t[i], NULL);
+	printf(h.bad ? "bad %d\n" : "ok\n", h.bad);
+	return 0;
+}
+
+static const char *sig_path;
+static volatile sig_atomic_t sig_result = 99;
+
+static void on_signal(int s)
+{
+	(void)s;
+	int saved = errno;
+	int fd = open(sig_path, O_RDONLY | O_CLOEXEC);
+	sig_result = fd >= 0 ? 0 : errno;
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+}
+
+static int signal_open(const char *path)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	sig_path = path;
+	sigaction(SIGUSR1, &sa, NULL);
+	raise(SIGUSR1);
+	if (sig_result == 0)
+		printf("ok\n");
+	else
+		printf("err %s\n", strerrorname_np((int)sig_result));
+	return 0;
+}
+
+static int vfork_exec(const char *prog, const char *arg)
+{
+	pid_t pid = vfork();
+	if (pid == 0) {
+		char *argv[] = {(char *)prog, (char *)arg, NULL};
+		execv(prog, argv);
+		_exit(errno == EACCES ? 126 : 127);
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	printf("exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	return 0;
+}
+
+/* A child spawned with an empty environment must still be jailed. */
+static int spawn_empty_env(const char *prog, const char *arg)
+{
+	char *argv[] = {(char *)prog, (char *)arg, NULL};
+	char *envp[] = {NULL};
+	pid_t pid;
+	int rc = posix_spawn(&pid, prog, NULL, NULL, argv, envp);
+	if (rc) {
+		printf("err %s\n", strerrorname_np(rc));
+		return 0;
+	}
+	int st;
+	waitpid(pid, &st, 0);
+	printf("exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	return 0;
+}
+
+static int exec_result(int rc)
+{
+	/* reached only when the exec failed */
+	return report(rc < 0 ? rc : -1);
+}
+
+static int run(int argc, char **argv)
+{
+	const char *f = argv[1], *a = argc > 2 ? argv[2] : "", *b = argc > 3 ? argv[3] : "",
+	           *c = argc > 4 ? argv[4] : "";
+	char joined[4096] = ""; /* the arguments as one shell command */
+	for (int i = 2; i < argc; i++) {
+		strncat(joined, argv[i], sizeof(joined) - strlen(joined) - 2);
+		if (i + 1 < argc)
+			strcat(joined, " ");
+	}
+	struct stat st;
+	char buf[4096];
+	struct timeval tv[2] = {{1, 0}, {2, 0}};
+	struct timespec ts[2] = {{1, 0}, {2, 0}};
+	char *eargv[] = {(char *)a, (char *)b, NULL};
+	pid_t pid;
+
+#define IS(name) (strcmp(f, name) == 0)
+	/* open family */
+	if (IS("open"))
+		return report(open_as_written(a, open_flags(b)));
+	if (IS("open64"))
+		return report(open64(a, open_flags(b), 0644));
+	if (IS("openat"))
+		return report(openat(dirfd_of(a), b, open_flags(c), 0644));
+	if (IS("creat"))
+		return report(creat(a, 0644));
+	if (IS("fopen"))
+		return report_ptr(fopen(a, b));
+	if (IS("fopen-write")) {
+		FILE *fp = fopen(a, b);
+		if (!fp)
+			return report(-1);
+		fputs(c, fp);
+		return report(fclose(fp) == 0 ? 0 : -1);
+	}
+	if (IS("freopen"))
+		return report_ptr(freopen(a, b, stdin));
+	if (IS("mkstemp")) {
+		strncpy(buf, a, sizeof(buf) - 1);
+		return report(mkstemp(buf));
+	}
+	if (IS("mkdtemp")) {
+		strncpy(buf, a, sizeof(buf) - 1);
+		return report_ptr(mkdtemp(buf));
+	}
+	/* names */
+	if (IS("rename"))
+		return report(rename(a, b));
+	if (IS("renameat"))
+		return report(renameat(AT_FDCWD, a, AT_FDCWD, b));
+	if (IS("renameat2-exchange"))
+		return report(renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE));
+	if (IS("link"))
+		return report(link(a, b));
+	if (IS("linkat-empty"))
+		return report(linkat(ro_fd(a), "", AT_FDCWD, b, AT_EMPTY_PATH));
+	if (IS("linkat-proc")) {
+		snprintf(buf, sizeof(buf), "/proc/self/fd/%d", ro_fd(a));
+		return report(linkat(AT_FDCWD, buf, AT_FDCWD, b, AT_SYMLINK_FOLLOW));
+	}
+	if (IS("symlink"))
+		return report(symlink(a, b));
+	if (IS("symlinkat"))
+		return report(symlinkat(a, AT_FDCWD, b));
+	if (IS("unlink"))
+		return report(unlink(a));
+	if (IS("unlinkat"))
+		return report(unlinkat(dirfd_of(a), b, 0));
+	if (IS("remove"))
+		return report(remove(a));
+	if (IS("rmdir"))
+		return report(rmdir(a));
+	if (IS("mkdir"))
+		return report(mkdir(a, 0755));
+	if (IS("mkdirat"))
+		return report(mkdirat(dirfd_of(a), b, 0755));
+	if (IS("mknod"))
+		return report(mknod(a, S_IFIFO | 0644, 0));
+	if (IS("mkfifo"))
+		return report(mkfifo(a, 0644));
+	/* metadata writes */
+	if (IS("truncate"))
+		return report(truncate(a, 0));
+	if (IS("chmod"))
+		return report(chmod(a, 0600));
+	if (IS("fchmodat"))
+		return report(fchmodat(AT_FDCWD, a, 0600, 0));
+	if (IS("chown"))
+		return report(chown(a, getuid(), getgid()));
+	if (IS("lchown"))
+		return report(lchown(a, getuid(), getgid()));
+	if (IS("fchownat-empty"))
+		return report(fchownat(ro_fd(a), "", getuid(), getgid(), AT_EMPTY_PATH));
+	if (IS("utime"))
+		return report(utime(a, NULL));
+	if (IS("utimes"))
+		return report(utimes(a, tv));
+	if (IS("lutimes"))
+		return report(lutimes(a, tv));
+	if (IS("utimensat"))
+		return report(utimensat(AT_FDCWD, a, ts, 0));
+	if (IS("setxattr"))
+		return report(setxattr(a, "user.jail", "x", 1, 0));
+	if (IS("removexattr"))
+		return report(removexattr(a, "user.jail"));
+	if (IS("fchmod-ro"))
+		return report(fchmod(ro_fd(a), 0600));
+	if (IS("fchown-ro"))
+		return report(fchown(ro_fd(a), getuid(), getgid()));
+	if (IS("futimens-ro"))
+		return report(futimens(ro_fd(a), ts));
+	if (IS("fsetxattr-ro"))
+		return report(fsetxattr(ro_fd(a), "user.jail", "x", 1, 0));
+	/* reads and metadata */
+	if (IS("stat"))
+		return report(stat(a, &st));
+	if (IS("lstat"))
+		return report(lstat(a, &st));
+	if (IS("fstatat-nofollow"))
+		return report(fstatat(AT_FDCWD, a, &st, AT_SYMLINK_NOFOLLOW));
+	if (IS("statx")) {
+		struct statx sx;
+		return report(statx(AT_FDCWD, a, 0, STATX_BASIC_STATS, &sx));
+	}
+	if (IS("access"))
+		return report(access(a, F_OK));
+	if (IS("faccessat"))
+		return report(faccessat(AT_FDCWD, a, F_OK, 0));
+	if (IS("euidaccess"))
+		return report(euidaccess(a, F_OK));
+	if (IS("readlink"))
+		return report(readlink(a, buf, sizeof(buf)));
+	if (IS("opendir"))
+		return report_ptr(opendir(a));
+	if (IS("read-file")) { /* open and print the contents */
+		int fd = open(a, O_RDONLY | O_CLOEXEC);
+		ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+		if (n < 0)
+			return report(-1);
+		buf[n] = '\0';
+		printf("ok %s\n", buf);
+		return 0;
+	}
+	if (IS("open_by_handle_at")) {
+		struct {
+			struct file_handle h;
+			unsigned char data[MAX_HANDLE_SZ];
+		} fh = {.h.handle_bytes = MAX_HANDLE_SZ};
+		int mount_id;
+		if (name_to_handle_at(AT_FDCWD, a, &fh.h, &mount_id, 0) != 0)
+			return report(-1);
+		return report(open_by_handle_at(dirfd_of("/"), &fh.h, O_RDONLY));
+	}
+	/* exec */
+	if (IS("execve"))
+		return exec_result(execve(a, eargv, environ));
+	if (IS("execve-emptyenv")) {
+		char *empty[] = {NULL};
+		return exec_result(execve(a, eargv, empty));
+	}
+	if (IS("execv"))
+		return exec_result(execv(a, eargv));
+	if (IS("execvp"))
+		return exec_result(execvp(a, eargv));
+	if (IS("execl"))
+		return exec_result(execl(a, a, b[0] ? b : NULL, (char *)NULL));
+	if (IS("execlp"))
+		return exec_result(execlp(a, a, b[0] ? b : NULL, (char *)NULL));
+	if (IS("execle")) {
+		char *empty[] = {NULL};
+		return exec_result(execle(a, a, b[0] ? b : NULL, (char *)NULL, empty));
+	}
+	if (IS("fexecve"))
+		return exec_result(fexecve(ro_fd(a), eargv, environ));
+	if (IS("fexecve-memfd")) {
+		int src = ro_fd(a), mfd = memfd_create("probe", 0);
+		ssize_t n;
+		while ((n = read(src, buf, sizeof(buf))) > 0)
+			if (write(mfd, buf, (size_t)n) != n)
+				return report(-1);
+		return exec_result(fexecve(mfd, eargv, environ));
+	}
+	if (IS("execveat"))
+		return exec_result(execveat(AT_FDCWD, a, eargv, environ, 0));
+	if (IS("posix_spawn") || IS("posix_spawnp")) {
+		int rc = IS("posix_spawn") ? posix_spawn(&pid, a, NULL, NULL, eargv, environ)
+		                           : posix_spawnp(&pid, a, NULL, NULL, eargv, environ);
+		if (rc) {
+			errno = rc;
+			return report(-1);
+		}
+		int status;
+		waitpid(pid, &status, 0);
+		printf("exit %d\n", WEXITSTATUS(status));
+		return 0;
+	}
+	if (IS("system")) {
+		int status = system(joined);
+		printf("exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		return 0;
+	}
+	if (IS("popen")) {
+		FILE *p = popen(joined, "r");
+		if (!p)
+			return report(-1);
+		size_t n = fread(buf, 1, sizeof(buf) - 1, p);
+		buf[n] = '\0';
+		int status = pclose(p);
+		buf[strcspn(buf, "\n")] = '\0';
+		printf("exit %d %s\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1, buf);
+		return 0;
+	}
+	if (IS("syscall-open"))
+		return report(syscall(SYS_openat, AT_FDCWD, a, O_RDONLY | O_CLOEXEC));
+	/* stress */
+	if (IS("threads"))
+		return stress_threads(a, b, 16, 2000);
+	if (IS("signal-open"))
+		return signal_open(a);
+	if (IS("vfork-exec"))
+		return vfork_exec(a, b);
+	if (IS("spawn-emptyenv"))
+		return spawn_empty_env(a, b);
+	if (IS("errno-kept")) { /* an allowed call leaves errno as the real call does */
+		errno = 4242;
+		int fd = open(a, O_RDONLY | O_CLOEXEC);
+		printf(fd >= 0 && errno == 4242 ? "ok\n" : "bad errno %d\n", errno);
+		return 0;
+	}
+#undef IS
+	printf("usage: unknown function %s\n", f);
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fprintf(stderr, "usage: hookprobe FUNCTION ARG...\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IONBF, 0);
+	return run(argc, argv);
+}
