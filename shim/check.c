@@ -144,6 +144,17 @@ static int is_protected(const struct jail_config *c, const char *path)
 	return 0;
 }
 
+int jail_allowed_quietly(const char *path, enum jail_access a)
+{
+	const struct jail_config *c = jail_config();
+	if (a == JAIL_WRITE && is_protected(c, path))
+		return 0;
+	for (int i = 0; i < c->nlayers; i++)
+		if (jail_decide(c->layer[i], a, path).verdict != JAIL_ALLOW)
+			return 0;
+	return 1;
+}
+
 int jail_refuse(const char *op, const char *path, const char *why)
 {
 	char msg[PATH_MAX + 512];

@@ -45,17 +45,6 @@ static enum jail_access open_access(int flags)
 	return JAIL_READ;
 }
 
-/* Every layer allows `a` on the lexical path, silently (no report: a
- * refusal is explained by the exact route). */
-static int quietly_allowed(const char *path, enum jail_access a)
-{
-	const struct jail_config *c = jail_config();
-	for (int i = 0; i < c->nlayers; i++)
-		if (jail_decide(c->layer[i], a, path).verdict != JAIL_ALLOW)
-			return 0;
-	return 1;
-}
-
 static int via_proc(const char *path)
 {
 	return strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/dev/fd/", 8) == 0;
@@ -85,7 +74,7 @@ static long checked_open(int dirfd, const char *path, int flags, mode_t mode, co
 	if (path == NULL)
 		return real_open(dirfd, path, flags, mode); /* EFAULT, from the kernel */
 	plen = strlen(path);
-	if (jail_resolve_lexical(dirfd, path, r) == 0 && !via_proc(r->given) && quietly_allowed(r->given, a)) {
+	if (jail_resolve_lexical(dirfd, path, r) == 0 && !via_proc(r->given) && jail_allowed_quietly(r->given, a)) {
 		long fd = jail_os_open_checked(dirfd, path, flags, mode);
 		if (fd != -ELOOP && fd != -ENOSYS && fd != -EINVAL)
 			return fd; /* opened, or the kernel's own answer for a symlink-free walk */

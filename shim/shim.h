@@ -59,6 +59,11 @@ int jail_check_path(int dirfd, const char *path, enum jail_access a, unsigned rf
 /* check.c: decides `a` on the object an open fd refers to. */
 int jail_check_fd(int fd, enum jail_access a, const char *op);
 
+/* check.c: 1 when every layer allows `a` on this absolute, normalized path
+ * and it is not one of the jail's own files (for writes); no report. For
+ * fast routes that prove afterwards that the path was the object. */
+int jail_allowed_quietly(const char *path, enum jail_access a);
+
 /* check.c: decides `a` on an already resolved object. */
 int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const char *op);
 

@@ -1,0 +1,234 @@
+#!/bin/bash
+# test_shim.sh — real programs under jailrun: shells, coreutils, python3,
+# node, git and gcc. Each case checks that what the policy allows works and
+# that what it denies left the protected trees byte for byte unchanged
+# (names, types, modes, sizes, times, contents, link targets).
+#   usage: test_shim.sh BUILD_DIR
+set -u
+BUILD=$(cd "$1" && pwd)
+JAILRUN=$BUILD/bin/jailrun
+pass=0
+fail=0
+skip=0
+
+T=$(mktemp -d /tmp/jail-shim-test.XXXXXX)
+T=$(cd "$T" && pwd -P)
+trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
+export HOME=$T/home TMPDIR=$T/tmp PATH=/usr/local/bin:/usr/bin:/bin LC_ALL=C
+export GIT_AUTHOR_NAME=jail GIT_AUTHOR_EMAIL=jail@example.invalid GIT_COMMITTER_NAME=jail
+export GIT_COMMITTER_EMAIL=jail@example.invalid GIT_CONFIG_NOSYSTEM=1
+mkdir -p "$HOME/.ssh" "$TMPDIR" "$T/proj/src" "$T/outside/dir"
+echo "PRIVATE KEY" >"$HOME/.ssh/id_rsa"
+echo "# rc" >"$HOME/.bashrc"
+echo "outside data" >"$T/outside/file"
+echo "nested" >"$T/outside/dir/n"
+ln -s "$T/outside/file" "$T/proj/link-out"
+ln -s "$T/outside/created" "$T/proj/dangle"
+cat >"$T/policy" <<EOF
+# policy used by the integration tests
+allow read  /
+allow exec  /usr /bin /sbin {cwd} $BUILD
+allow write {cwd} {tmp} /dev/null /dev/tty
+deny  read  ~/.ssh
+deny  write ~/.bashrc
+EOF
+P=(--policy "$T/policy")
+cd "$T/proj" || exit 1
+
+ok() { pass=$((pass + 1)); printf 'ok %d - %s\n' $((pass + fail + skip)) "$1"; }
+not_ok() { fail=$((fail + 1)); printf 'not ok %d - %s\n' $((pass + fail + skip)) "$1"; shift; printf '#   %s\n' "$@"; }
+skipped() { skip=$((skip + 1)); printf 'ok %d - %s # SKIP %s\n' $((pass + fail + skip)) "$1" "$2"; }
+
+# The protected trees, in a form where any change shows.
+snap() {
+	find "$T/outside" "$HOME" "$T/policy" -printf '%p %y %m %s %T@ %l\n' | sort
+	find "$T/outside" "$HOME" -type f -exec sha256sum {} + | sort
+}
+
+# jailed NAME CMD...: runs CMD in the jail; the protected trees must not change.
+# Sets $out (stdout+stderr) and $rc.
+jailed() {
+	local name=$1
+	shift
+	local before after
+	before=$(snap)
+	out=$("$JAILRUN" "${P[@]}" -- "$@" 2>&1)
+	rc=$?
+	after=$(snap)
+	if [ "$before" != "$after" ]; then
+		not_ok "$name: protected trees unchanged" "$(diff <(echo "$before") <(echo "$after"))"
+		return 1
+	fi
+	return 0
+}
+
+# check NAME CONDITION-COMMAND...: a named assertion after a jailed run.
+check() {
+	local name=$1
+	shift
+	if "$@"; then ok "$name"; else not_ok "$name" "output: $out" "exit: $rc"; fi
+}
+has() { grep -qF -- "$1" <<<"$out"; }
+lacks() { ! grep -qF -- "$1" <<<"$out"; }
+status_is() { [ "$rc" -eq "$1" ]; }
+denied_msg() { has "jail: denied"; }
+
+# ---- shells ----
+jailed "sh redirection" sh -c "echo a > in.txt; echo b > $T/outside/x.txt; echo c >> $T/outside/file"
+check "sh: writing inside works" grep -qx a in.txt
+check "sh: writing outside refused with a message" denied_msg
+jailed "bash rc file" bash -c 'echo "alias ls=evil" >> ~/.bashrc'
+check "bash: ~/.bashrc not appended" has "deny write ~/.bashrc"
+jailed "bash key" bash -c 'cat ~/.ssh/id_rsa; ls ~/.ssh'
+check "bash: key not readable" lacks "PRIVATE KEY"
+check "bash: key directory not listable" has "deny read ~/.ssh"
+
+# ---- coreutils ----
+jailed "cp in" cp "$T/outside/file" copy.txt
+check "cp: outside → project works" grep -qx "outside data" copy.txt
+jailed "cp out" cp copy.txt "$T/outside/copied"
+check "cp: project → outside refused" [ "$rc" -ne 0 ]
+jailed "mv out" mv copy.txt "$T/outside/moved"
+check "mv: refused, source kept" [ -f copy.txt ]
+jailed "mv in" mv copy.txt renamed.txt
+check "mv: within the project works" [ -f renamed.txt ]
+jailed "rm out" rm -f "$T/outside/file"
+check "rm: refused" [ "$rc" -ne 0 ]
+jailed "rm -r out" rm -rf "$T/outside/dir"
+check "rm -r: refused" [ "$rc" -ne 0 ]
+jailed "touch out" touch "$T/outside/file" "$T/outside/new"
+check "touch: refused" [ "$rc" -ne 0 ]
+jailed "mkdir out" mkdir "$T/outside/newdir"
+check "mkdir: refused" [ "$rc" -ne 0 ]
+jailed "ln out" ln -s /etc/passwd "$T/outside/sym"
+check "ln -s: refused outside" [ "$rc" -ne 0 ]
+jailed "ln hard import" ln "$T/outside/file" hard
+check "ln: a hard link to a protected file refused" [ ! -e hard ]
+jailed "tee" sh -c "echo t | tee inside.txt $T/outside/tee.txt"
+check "tee: inside written, outside refused" grep -qx t inside.txt
+jailed "sed -i out" sed -i 's/outside/changed/' "$T/outside/file"
+check "sed -i: refused" [ "$rc" -ne 0 ]
+echo "x" >sedme.txt
+jailed "sed -i in" sed -i 's/x/y/' sedme.txt
+check "sed -i: inside works" grep -qx y sedme.txt
+jailed "write through link" sh -c 'echo pwned > link-out'
+check "a symlink to an outside file is not a way out" [ "$rc" -ne 0 ]
+jailed "create through dangling link" sh -c 'echo pwned > dangle'
+check "a dangling symlink to outside is not a way out" [ ! -e "$T/outside/created" ]
+tar -C "$T/outside" -cf "$T/tmp/evil.tar" file dir
+jailed "tar x out" tar -C "$T/outside" -xf "$T/tmp/evil.tar"
+check "tar -x: refused outside" [ "$rc" -ne 0 ]
+jailed "tar round trip" sh -c "tar -cf a.tar src renamed.txt && mkdir -p unpack && tar -C unpack -xf a.tar"
+check "tar: inside works" [ -f unpack/renamed.txt ]
+
+# ---- python3 ----
+if command -v python3 >/dev/null; then
+	jailed "python open" python3 -c "
+import os, subprocess
+open('py.txt', 'w').write('py')
+try:
+    open('$T/outside/py.txt', 'w'); print('WROTE')
+except PermissionError: print('refused-open')
+try:
+    os.rename('py.txt', '$T/outside/py.txt'); print('RENAMED')
+except PermissionError: print('refused-rename')
+r = subprocess.run(['cat', '$HOME/.ssh/id_rsa'], env={}, capture_output=True, text=True)
+print('child', r.returncode, 'KEY' if 'PRIVATE' in r.stdout else 'nokey')
+"
+	check "python3: open outside refused" has "refused-open"
+	check "python3: os.rename outside refused" has "refused-rename"
+	check "python3: subprocess with env={} still jailed" has "child 1 nokey"
+	check "python3: writing inside works" grep -qx py py.txt
+else
+	skipped "python3" "python3 is not installed"
+fi
+
+# ---- node ----
+if command -v node >/dev/null; then
+	jailed "node fs" node -e "
+const fs = require('fs'), cp = require('child_process');
+fs.writeFileSync('node.txt', 'n');
+try { fs.writeFileSync('$T/outside/node.txt', 'x'); console.log('WROTE'); } catch (e) { console.log('refused', e.code); }
+try { fs.promises.writeFile('$T/outside/p.txt', 'x').then(() => console.log('WROTE2'), e => console.log('refused-async', e.code)); } catch (e) {}
+const r = cp.spawnSync('cat', ['$HOME/.ssh/id_rsa'], { env: {} });
+console.log('child', r.status, String(r.stdout).includes('PRIVATE') ? 'KEY' : 'nokey');
+"
+	check "node: writeFileSync outside refused" has "refused EACCES"
+	check "node: async write outside refused" has "refused-async EACCES"
+	check "node: child_process with env {} still jailed" has "child 1 nokey"
+	check "node: writing inside works" grep -qx n node.txt
+else
+	skipped "node" "node is not installed"
+fi
+
+# ---- git ----
+if command -v git >/dev/null; then
+	mkdir repo
+	jailed "git" sh -c 'cd repo && git init -q && echo hi > f && git add f && git commit -qm first && git log --oneline'
+	check "git: init, add, commit inside the jail" has "first"
+	jailed "git outside" git -C "$T/outside" init -q
+	check "git: init outside refused" [ ! -e "$T/outside/.git" ]
+else
+	skipped "git" "git is not installed"
+fi
+
+# ---- gcc ----
+if command -v gcc >/dev/null; then
+	printf '#include <stdio.h>\nint main(void){puts("built");return 0;}\n' >src/hello.c
+	jailed "gcc" sh -c 'gcc -o hello src/hello.c && ./hello'
+	check "gcc: compiles and runs inside the jail" has "built"
+	jailed "gcc out" gcc -o "$T/outside/hello" src/hello.c
+	check "gcc: output outside refused" [ "$rc" -ne 0 ]
+else
+	skipped "gcc" "gcc is not installed"
+fi
+
+# ---- the jail cannot be widened from inside ----
+jailed "env override" sh -c "JAIL_BLOB=/nonexistent JAIL_POLICY=/dev/null LD_PRELOAD= cat $HOME/.ssh/id_rsa"
+check "changing the jail's variables grants nothing" lacks "PRIVATE KEY"
+check "and the refusal names the rule" has "deny read ~/.ssh"
+jailed "env -i" env -i /bin/cat "$HOME/.ssh/id_rsa"
+check "env -i grants nothing" lacks "PRIVATE KEY"
+printf 'allow read /\nallow write /\nallow exec /\n' >"$T/proj/wide.policy"
+jailed "nested jailrun" "$JAILRUN" --policy "$T/proj/wide.policy" -- cat "$HOME/.ssh/id_rsa"
+check "jailrun inside the jail cannot widen it" lacks "PRIVATE KEY"
+check "and the outer refusal names the rule" has "deny read ~/.ssh"
+jailed "nested jailrun narrows" "$JAILRUN" --policy "$T/policy" --policy /dev/stdin -- sh -c 'echo z > narrowed.txt' <<<'deny write {cwd}/narrowed.txt'
+check "a nested jail can narrow" [ ! -e narrowed.txt ]
+jailed "policy file" sh -c "echo 'allow write /' >> $T/policy"
+check "the policy file is not writable from inside" has "the jail's own file"
+jailed "blob" sh -c 'for b in $(echo "$JAIL_BLOB" | tr : " "); do echo x > "$b"; rm -f "$b"; done; echo done'
+check "the compiled policy is not writable from inside" has "the jail's own file"
+jailed "shim" sh -c 'echo x >> "$JAIL_SHIM"'
+check "the shim is not writable from inside" has "the jail's own file"
+
+# ---- what the shim cannot follow is refused ----
+if [ -x "$BUILD/tests/hookprobe-static" ]; then
+	cp "$BUILD/tests/hookprobe-static" ./static-probe
+	jailed "static" ./static-probe open "$T/outside/static" w,creat
+	check "a static binary is refused (126)" status_is 126
+check "with its reason" has "statically linked"
+	check "and wrote nothing" [ ! -e "$T/outside/static" ]
+else
+	not_ok "static probe built" "$BUILD/tests/hookprobe-static is missing"
+fi
+
+# ---- audit mode and the log ----
+out=$("$JAILRUN" "${P[@]}" --audit --log "$T/tmp/jail.log" -- sh -c "echo audited > $T/tmp/../outside/audit.txt" 2>&1)
+rc=$?
+check "audit: the call goes ahead" [ -f "$T/outside/audit.txt" ]
+check "audit: says would deny" has "jail: would deny write $T/outside/audit.txt"
+rm -f "$T/outside/audit.txt"
+out=$("$JAILRUN" "${P[@]}" --log "$T/tmp/deny.log" -- cat "$HOME/.ssh/id_rsa" 2>&1)
+rc=$?
+check "log: one JSON line per denial" python3 -c "
+import json, sys
+lines = open('$T/tmp/deny.log').read().splitlines()
+d = json.loads(lines[0])
+assert d['decision'] == 'denied' and d['access'] == 'read' and d['operation'].startswith('open'), d
+assert d['resolved'] == '$HOME/.ssh/id_rsa' and d['program'] == 'cat' and 'deny read ~/.ssh' in d['rule'], d
+assert isinstance(d['pid'], int) and isinstance(d['time'], float), d
+"
+
+printf '%d passed, %d failed, %d skipped\n' "$pass" "$fail" "$skip"
+[ "$fail" -eq 0 ]
