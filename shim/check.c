@@ -21,7 +21,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 
 /* ---- allocation-free string building ---- */
 
@@ -216,6 +219,23 @@ int jail_check_path(int dirfd, const char *path, enum jail_access a, unsigned rf
 		return rc; /* nothing to decide on (a bad dirfd, say): the kernel's error */
 	int d = jail_check_resolved(r, a, op);
 	return d ? d : rc;
+}
+
+int jail_check_unix(const void *addr, unsigned len, unsigned rflags, const char *op)
+{
+	const struct sockaddr_un *un = addr;
+	char path[sizeof(un->sun_path) + 1];
+	size_t n;
+	if (addr == NULL || len <= offsetof(struct sockaddr_un, sun_path) || un->sun_family != AF_UNIX)
+		return 0; /* not a path socket: no file to decide on */
+	n = len - offsetof(struct sockaddr_un, sun_path);
+	if (n > sizeof(un->sun_path))
+		n = sizeof(un->sun_path);
+	if (un->sun_path[0] == '\0')
+		return 0; /* the abstract namespace has no file (network policy, later) */
+	memcpy(path, un->sun_path, n);
+	path[n] = '\0';
+	return jail_check_path(AT_FDCWD, path, JAIL_WRITE, rflags, op, NULL);
 }
 
 int jail_check_fd(int fd, enum jail_access a, const char *op)

@@ -224,7 +224,7 @@ JAIL_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_fil
                              const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
 {
 	char path[PATH_MAX];
-	if (!file || !*file)
+	if (*file == '\0')
 		return ENOENT;
 	if (strchr(file, '/'))
 		return spawn_checked(pid, file, fa, attr, argv, envp, "posix_spawnp");

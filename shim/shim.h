@@ -56,6 +56,11 @@ const struct jail_config *jail_config(void);
 int jail_check_path(int dirfd, const char *path, enum jail_access a, unsigned rflags, const char *op,
                     struct jail_resolved *r);
 
+/* check.c: a path socket address (AF_UNIX, not abstract) needs write on
+ * its path, so a container engine's socket outside the grants cannot be
+ * reached. 0 for other addresses. */
+int jail_check_unix(const void *addr, unsigned len, unsigned rflags, const char *op);
+
 /* check.c: decides `a` on the object an open fd refers to. */
 int jail_check_fd(int fd, enum jail_access a, const char *op);
 

@@ -19,7 +19,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -28,6 +30,10 @@
 #include <utime.h>
 
 extern char **environ;
+
+/* glibc's fortified entry points, called directly (any compiler) */
+int __open_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
 
 static int report(long rc)
 {
@@ -221,6 +227,10 @@ static int run(int argc, char **argv)
 		return report(open_as_written(a, open_flags(b)));
 	if (IS("open64"))
 		return report(open64(a, open_flags(b), 0644));
+	if (IS("__open_2"))
+		return report(__open_2(a, open_flags(b)));
+	if (IS("__openat_2"))
+		return report(__openat_2(dirfd_of(a), b, open_flags(c)));
 	if (IS("openat"))
 		return report(openat(dirfd_of(a), b, open_flags(c), 0644));
 	if (IS("creat"))
@@ -413,6 +423,29 @@ static int run(int argc, char **argv)
 	}
 	if (IS("syscall-open"))
 		return report(syscall(SYS_openat, AT_FDCWD, a, O_RDONLY | O_CLOEXEC));
+	if (IS("syscall-creat"))
+		return report(syscall(SYS_openat, AT_FDCWD, a, O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	if (IS("syscall-unlink"))
+		return report(syscall(SYS_unlinkat, AT_FDCWD, a, 0));
+	if (IS("syscall-rename"))
+		return report(syscall(SYS_renameat2, AT_FDCWD, a, AT_FDCWD, b, 0));
+	if (IS("syscall-stat"))
+		return report(syscall(SYS_newfstatat, AT_FDCWD, a, &st, 0));
+	if (IS("syscall-openat2")) {
+		struct {
+			unsigned long long flags, mode, resolve;
+		} how = {O_RDONLY, 0, 0};
+		return report(syscall(SYS_openat2, AT_FDCWD, a, &how, sizeof(how)));
+	}
+	if (IS("syscall-io_uring"))
+		return report(syscall(SYS_io_uring_setup, 4, buf));
+	if (IS("bind-unix") || IS("connect-unix")) {
+		struct sockaddr_un un = {.sun_family = AF_UNIX};
+		strncpy(un.sun_path, a, sizeof(un.sun_path) - 1);
+		int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		return report(IS("bind-unix") ? bind(s, (struct sockaddr *)&un, sizeof(un))
+		                              : connect(s, (struct sockaddr *)&un, sizeof(un)));
+	}
 	/* stress */
 	if (IS("threads"))
 		return stress_threads(a, b, 16, 2000);

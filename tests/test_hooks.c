@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,6 +33,20 @@ static char root[PATH_MAX];
 static void sh(const char *cmd)
 {
 	ck_assert_msg(system(cmd) == 0, "setup failed: %s", cmd);
+}
+
+/* A listening path socket that lives as long as this test process. */
+static void listen_at(const char *rel)
+{
+	struct sockaddr_un un = {.sun_family = AF_UNIX};
+	char path[2 * PATH_MAX];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	ck_assert_uint_lt(strlen(path), sizeof(un.sun_path));
+	memcpy(un.sun_path, path, strlen(path) + 1);
+	int s = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_ge(s, 0);
+	ck_assert_int_eq(bind(s, (struct sockaddr *)&un, sizeof(un)), 0);
+	ck_assert_int_eq(listen(s, 8), 0);
 }
 
 static void setup(void)
@@ -43,9 +59,12 @@ static void setup(void)
 	         "printf 'outside\\n' > out/target && ln -s ../out/target in/link-out && "
 	         "ln -s ../out/new in/dangle && cp /bin/echo in/bin/echo && cp /bin/echo out/echo && "
 	         "cp /bin/sh out/interp && cp /bin/echo in/bin/suid && chmod u+s in/bin/suid && "
-	         "printf '#!%s/out/interp\\necho from script\\n' > in/bin/script.sh && chmod +x in/bin/script.sh",
+	         "printf '#!%s/out/interp\\necho from script\\n' > in/bin/script.sh && chmod +x in/bin/script.sh && "
+	         "cp /bin/echo in/bin/foreign && printf '\\267\\000' | dd of=in/bin/foreign bs=1 seek=18 conv=notrunc 2>/dev/null",
 	         root, root);
 	sh(cmd);
+	listen_at("in/srv.sock");
+	listen_at("out/srv.sock");
 	char policy[PATH_MAX + 64];
 	snprintf(policy, sizeof(policy), "%s/../policy-%s", root, strrchr(root, '/') + 1);
 	FILE *f = fopen(policy, "w");
@@ -207,6 +226,10 @@ static const struct row rows[] = {
     {"open @/out w,tmpfile", "err EACCES", SAME, NULL, NULL},
     {"open @/in/../out/target w", "err EACCES", SAME, NULL, NULL},
     {"open @/in/dir/../../out/x w,creat", "err EACCES", SAME, NULL, "@/out/x"},
+    {"__open_2 @/in/file r", "ok", 0, NULL, NULL},
+    {"__open_2 @/in/secret r", "err EACCES", SAME, NULL, NULL},
+    {"__open_2 @/out/target w,trunc", "err EACCES", SAME, NULL, NULL},
+    {"__openat_2 @/out target w", "err EACCES", SAME, NULL, NULL},
     {"openat @/in file w", "ok", 0, NULL, NULL},
     {"openat @/out target w", "err EACCES", SAME, NULL, NULL},
     {"openat @/in ../out/y w,creat", "err EACCES", SAME, NULL, "@/out/y"},
@@ -306,6 +329,7 @@ static const struct row rows[] = {
     {"execveat @/out/echo hi", "err EACCES", SAME, NULL, NULL},
     {"execve @/in/bin/script.sh", "err EACCES", SAME, NULL, NULL},
     {"execve @/in/bin/suid hi", "err EACCES", SAME, NULL, NULL},
+    {"execve @/in/bin/foreign hi", "err EACCES", SAME, NULL, NULL},
     {"posix_spawn @/in/bin/echo hi", "hi", 0, NULL, NULL},
     {"posix_spawn @/out/echo hi", "err EACCES", SAME, NULL, NULL},
     {"posix_spawnp echo hi", "hi", 0, NULL, NULL},
@@ -314,6 +338,21 @@ static const struct row rows[] = {
     {"popen echo piped", "exit 0 piped", 0, NULL, NULL},
     {"popen cat @/in/secret", "exit 1 ", SAME, NULL, NULL},
     {"system echo x > @/out/x", "exit 2", SAME, NULL, "@/out/x"},
+    /* the generic syscall() */
+    {"syscall-open @/in/secret", "err EACCES", SAME, NULL, NULL},
+    {"syscall-open @/in/file", "ok", 0, NULL, NULL},
+    {"syscall-creat @/out/sc", "err EACCES", SAME, NULL, "@/out/sc"},
+    {"syscall-unlink @/out/target", "err EACCES", SAME, NULL, NULL},
+    {"syscall-unlink @/in/file", "ok", 0, NULL, "@/in/file"},
+    {"syscall-rename @/in/file @/out/x", "err EACCES", SAME, NULL, "@/out/x"},
+    {"syscall-stat @/in/secret", "err EACCES", SAME, NULL, NULL},
+    {"syscall-openat2 @/in/file", "err ENOSYS", SAME, NULL, NULL},
+    {"syscall-io_uring", "err ENOSYS", SAME, NULL, NULL},
+    /* path sockets */
+    {"bind-unix @/out/new.sock", "err EACCES", SAME, NULL, "@/out/new.sock"},
+    {"bind-unix @/in/new.sock", "ok", 0, "@/in/new.sock", NULL},
+    {"connect-unix @/out/srv.sock", "err EACCES", SAME, NULL, NULL},
+    {"connect-unix @/in/srv.sock", "ok", 0, NULL, NULL},
     /* the jail follows children, whatever environment they get */
     {"execve-emptyenv /bin/cat @/in/secret", "", SAME, NULL, NULL},
     {"spawn-emptyenv /bin/cat @/in/secret", "exit 1", SAME, NULL, NULL},
@@ -366,7 +405,10 @@ START_TEST(hook_row_fortified)
 }
 END_TEST
 
-/* The fortified probe really calls __open_2 (else the test above proves nothing). */
+/* The fortified probe really calls __open_2 (else the test above proves
+ * nothing). Only GCC builds glibc's fortified open(): clang lacks the
+ * builtin it needs, so under clang the explicit __open_2 rows stand alone. */
+#if JAIL_FORTIFY_OPEN
 START_TEST(fortified_probe_uses_open_2)
 {
 	char cmd[PATH_MAX + 64];
@@ -374,6 +416,7 @@ START_TEST(fortified_probe_uses_open_2)
 	ck_assert_msg(system(cmd) == 0, "%s does not import __open_2", HOOKPROBE_FORTIFY);
 }
 END_TEST
+#endif
 
 /* A policy that does not load stops the program before main (exit 125). */
 START_TEST(bad_policy_fails_closed)
@@ -408,7 +451,9 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, hook_row, 0, n);
 	tcase_add_loop_test(tc, hook_row_fortified, 0, n);
+#if JAIL_FORTIFY_OPEN
 	tcase_add_test(tc, fortified_probe_uses_open_2);
+#endif
 	tcase_add_test(tc, bad_policy_fails_closed);
 	suite_add_tcase(s, tc);
 	return s;
