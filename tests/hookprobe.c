@@ -31,6 +31,10 @@
 
 extern char **environ;
 
+#ifdef WITH_EARLY
+int early_open_result(void);
+#endif
+
 /* glibc's fortified entry points, called directly (any compiler) */
 int __open_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
@@ -455,6 +459,16 @@ static int run(int argc, char **argv)
 		return vfork_exec(a, b);
 	if (IS("spawn-emptyenv"))
 		return spawn_empty_env(a, b);
+#ifdef WITH_EARLY
+	if (IS("early")) { /* what the constructor of libearly.so got */
+		int e = early_open_result();
+		if (e == 0)
+			printf("ok\n");
+		else
+			printf("err %s\n", strerrorname_np(e));
+		return 0;
+	}
+#endif
 	if (IS("errno-kept")) { /* an allowed call leaves errno as the real call does */
 		errno = 4242;
 		int fd = open(a, O_RDONLY | O_CLOEXEC);

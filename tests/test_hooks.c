@@ -418,6 +418,17 @@ START_TEST(fortified_probe_uses_open_2)
 END_TEST
 #endif
 
+/* A library constructor that runs before libjail's own is jailed too. */
+START_TEST(before_the_constructor)
+{
+	char out[4096];
+	run_jailed(HOOKPROBE_EARLY, "early @/in/secret", out, sizeof(out));
+	ck_assert_str_eq(out, "err EACCES");
+	run_jailed(HOOKPROBE_EARLY, "early @/in/file", out, sizeof(out));
+	ck_assert_str_eq(out, "ok");
+}
+END_TEST
+
 /* A policy that does not load stops the program before main (exit 125). */
 START_TEST(bad_policy_fails_closed)
 {
@@ -455,6 +466,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, fortified_probe_uses_open_2);
 #endif
 	tcase_add_test(tc, bad_policy_fails_closed);
+	tcase_add_test(tc, before_the_constructor);
 	suite_add_tcase(s, tc);
 	return s;
 }
