@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -75,11 +76,17 @@ void jail_put_json(struct jail_buf *b, const char *s)
 
 /* ---- reporting ---- */
 
+/* The line is built in memory mapped for it: a denial may happen on a small
+ * signal stack, and an escaped path can take six bytes per byte. */
+#define LOG_LINE_MAX (8 * PATH_MAX)
+
 static void log_line(const char *log, const char *op, enum jail_access a, const char *given, const char *resolved,
                      const char *decision, const char *rule)
 {
-	char line[3 * PATH_MAX];
-	struct jail_buf b = {line, 0, sizeof(line)};
+	char *line = jail_os_mmap(NULL, LOG_LINE_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (line == MAP_FAILED)
+		return;
+	struct jail_buf b = {line, 0, LOG_LINE_MAX};
 	long sec = 0, nsec = 0;
 	jail_os_clock_realtime(&sec, &nsec);
 	jail_put(&b, "{\"time\":");
@@ -114,6 +121,7 @@ static void log_line(const char *log, const char *op, enum jail_access a, const 
 		jail_os_write((int)fd, b.b, b.n);
 		jail_os_close((int)fd);
 	}
+	jail_os_munmap(line, LOG_LINE_MAX);
 }
 
 /* "jail: denied write /path (FILE:LINE: RULE)" on stderr, and the log line. */

@@ -234,6 +234,20 @@ JAIL_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_fil
 	return spawn_checked(pid, path, fa, attr, argv, envp, "posix_spawnp");
 }
 
+/* The spawned child opens these files inside glibc, before exec and past
+ * every hook: decide when the action is added (glibc keeps a copy of the
+ * path). Returns an error number, as the posix_spawn_file_actions family does. */
+JAIL_EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd, const char *path, int flags,
+                                                 mode_t mode)
+{
+	int rc = jail_check_path(AT_FDCWD, path, jail_open_access(flags), (flags & O_NOFOLLOW) ? JAIL_RES_NOFOLLOW : 0,
+	                         "posix_spawn_file_actions_addopen", NULL);
+	if (rc == -EACCES)
+		return EACCES; /* other errors are the child's to meet when it opens the path */
+	return ((int (*)(posix_spawn_file_actions_t *, int, const char *, int, mode_t))jail_real(
+	    JAIL_ID_posix_spawn_file_actions_addopen))(fa, fd, path, flags, mode);
+}
+
 /* ---- system and popen: /bin/sh -c COMMAND through the checked spawn ---- */
 
 static int spawn_shell(pid_t *pid, const char *command, const posix_spawn_file_actions_t *fa,

@@ -36,7 +36,7 @@ int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
 
-static enum jail_access open_access(int flags)
+enum jail_access jail_open_access(int flags)
 {
 	if (flags & O_PATH)
 		return JAIL_META;
@@ -66,7 +66,7 @@ static long checked_open(int dirfd, const char *path, int flags, mode_t mode, co
 {
 	struct jail_resolved res; /* on the stack: a signal handler may open too */
 	struct jail_resolved *r = &res;
-	enum jail_access a = open_access(flags);
+	enum jail_access a = jail_open_access(flags);
 	/* O_EXCL|O_CREAT and O_NOFOLLOW act on a final symlink itself */
 	unsigned rf = ((flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) ? JAIL_RES_NOFOLLOW : 0;
 	size_t plen;
@@ -262,7 +262,7 @@ static FILE *reopen(const char *path, const char *mode, FILE *stream, const char
 	if (!real || flags < 0)
 		return real ? real(path, mode, stream) : NULL;
 	if (path == NULL) {
-		int rc = jail_check_fd(fileno(stream), open_access(flags), op);
+		int rc = jail_check_fd(fileno(stream), jail_open_access(flags), op);
 		if (rc) {
 			errno = -rc;
 			return NULL;

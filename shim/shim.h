@@ -76,6 +76,9 @@ int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const
  * an anonymous executable): "jail: refused OP PATH (why)". */
 int jail_refuse(const char *op, const char *path, const char *why);
 
+/* hooks_open.c: the access an open(2) with these flags needs. */
+enum jail_access jail_open_access(int flags);
+
 /* hooks.c: the real function behind a hooked name. */
 void *jail_real(int id);
 

@@ -409,6 +409,25 @@ static int run(int argc, char **argv)
 		printf("exit %d\n", WEXITSTATUS(status));
 		return 0;
 	}
+	if (IS("spawn-redirect")) { /* posix_spawn of B with stdout opened on A */
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		int rc = posix_spawn_file_actions_addopen(&fa, 1, a, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (rc) {
+			errno = rc;
+			return report(-1);
+		}
+		char *sargv[] = {(char *)b, (char *)c, NULL};
+		rc = posix_spawn(&pid, b, &fa, NULL, sargv, environ);
+		if (rc) {
+			errno = rc;
+			return report(-1);
+		}
+		int status;
+		waitpid(pid, &status, 0);
+		printf("exit %d\n", WEXITSTATUS(status));
+		return 0;
+	}
 	if (IS("system")) {
 		int status = system(joined);
 		printf("exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);

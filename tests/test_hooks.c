@@ -338,6 +338,8 @@ static const struct row rows[] = {
     {"posix_spawn @/in/bin/echo hi", "hi", 0, NULL, NULL},
     {"posix_spawn @/out/echo hi", "err EACCES", SAME, NULL, NULL},
     {"posix_spawnp echo hi", "hi", 0, NULL, NULL},
+    {"spawn-redirect @/out/spawned /bin/echo hi", "err EACCES", SAME, NULL, "@/out/spawned"},
+    {"spawn-redirect @/in/spawned /bin/echo hi", "exit 0", 0, "@/in/spawned", NULL},
     {"system true", "exit 0", 0, NULL, NULL},
     {"system @/out/echo", "exit 126", SAME, NULL, NULL},
     {"popen echo piped", "exit 0 piped", 0, NULL, NULL},
