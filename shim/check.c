@@ -9,9 +9,10 @@
  *     the call go on (so an inner audit layer cannot loosen an outer one).
  *  3. The jail's own files (its policies, compiled blobs, log, the shim) are
  *     never writable, whatever the policy says.
- *  4. A missing object is ENOENT for any access but write, as the kernel
+ *  4. Reopening an own descriptor for access it already has is allowed.
+ *  5. A missing object is ENOENT for any access but write, as the kernel
  *     would say, and is not reported.
- *  5. When resolution fails, the call is decided on the best path the
+ *  6. When resolution fails, the call is decided on the best path the
  *     resolver could give, and the kernel's error is returned without making
  *     the call: the real call could only race with the missing directory.
  */
@@ -189,6 +190,17 @@ int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const
 
 	if (r->kind == JAIL_OBJ_ANON)
 		return a == JAIL_EXEC ? jail_refuse(op, r->path, "an anonymous file cannot be executed in the jail") : 0;
+	/* Reopening one of this process's own descriptors (/dev/stdout, say) for
+	 * access it already has grants nothing new: a file the caller was handed
+	 * (stdout redirected by the user) stays usable however it is named. */
+	if (r->own_fd >= 0 && (a == JAIL_READ || a == JAIL_WRITE || a == JAIL_META)) {
+		long fl = jail_os_getfl(r->own_fd);
+		if (fl >= 0) {
+			long acc = fl & O_ACCMODE;
+			if (a == JAIL_META || (a == JAIL_READ && acc != O_WRONLY) || (a == JAIL_WRITE && acc != O_RDONLY))
+				return 0;
+		}
+	}
 	/* Nothing to read, stat or run: the kernel's ENOENT, without a report
 	 * (PATH searches and probes for optional files would otherwise flood
 	 * stderr). Only creation needs a decision on a missing object. */

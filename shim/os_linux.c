@@ -141,6 +141,11 @@ long jail_os_fstat(int fd, struct stat *st)
 	return SYS(SYS_fstat, fd, st, 0, 0);
 }
 
+long jail_os_getfl(int fd)
+{
+	return SYS(SYS_fcntl, fd, F_GETFL, 0, 0);
+}
+
 long jail_os_close(int fd)
 {
 	return SYS(SYS_close, fd, 0, 0, 0);

@@ -190,11 +190,37 @@ static int best_effort(struct walker *k, int err)
 /* A magic link to an object without a path, or to a deleted one. Returns 1
  * when handled (the walk continues from the new k->res, or ends), 0 for an
  * ordinary link, or -errno. */
+/* N when res is "/proc/PID/fd/N" (or .../task/TID/fd/N) of this process. */
+static int own_fd_of(const char *res)
+{
+	const char *p = res + 6; /* after "/proc/" */
+	long pid = 0, fd = 0;
+	if (*p < '0' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9')
+		pid = pid * 10 + (*p++ - '0');
+	if (starts_with(p, "/task/")) {
+		p += 6;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	if (!starts_with(p, "/fd/") || p[4] == '\0')
+		return -1;
+	for (p += 4; *p; p++) {
+		if (*p < '0' || *p > '9' || fd > 1 << 24)
+			return -1;
+		fd = fd * 10 + (*p - '0');
+	}
+	return pid == jail_os_getpid() ? (int)fd : -1;
+}
+
 static int magic(struct walker *k, size_t n, int last, size_t rest_start)
 {
 	struct jail_resolved *out = k->out;
 	if (!starts_with(k->res, "/proc/"))
 		return 0;
+	if (last)
+		out->own_fd = own_fd_of(k->res);
 	k->w[n] = '\0';
 	if (anon_target(k->w)) {
 		if (!last)
@@ -379,6 +405,7 @@ int jail_resolve(int dirfd, const char *path, unsigned flags, struct jail_resolv
 	out->exists = 0;
 	out->deleted = 0;
 	out->links = 0;
+	out->own_fd = -1;
 	out->path[0] = out->given[0] = '\0';
 	if (plen == 0)
 		return (flags & JAIL_RES_EMPTY_PATH) ? empty_path(dirfd, out) : -ENOENT;
@@ -410,6 +437,7 @@ int jail_resolve_lexical(int dirfd, const char *path, struct jail_resolved *out)
 	out->exists = 0;
 	out->deleted = 0;
 	out->links = 0;
+	out->own_fd = -1;
 	out->path[0] = out->given[0] = '\0';
 	size_t plen = strlen(path);
 	if (plen == 0)

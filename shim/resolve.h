@@ -31,6 +31,7 @@ struct jail_resolved {
 	int exists;           /* the final object exists (with NOFOLLOW: as a name) */
 	int deleted;          /* reached through a magic link to a deleted file or directory */
 	unsigned links;       /* symlinks followed */
+	int own_fd;           /* >= 0: the path ended at this process's own descriptor (/proc/self/fd/N) */
 };
 
 /*

@@ -183,6 +183,15 @@ else
 	skipped "gcc" "gcc is not installed"
 fi
 
+# ---- descriptors handed in by the caller ----
+jailed "reopen a read-only fd for writing" sh -c 'echo evil > /dev/fd/8' 8<"$T/outside/file"
+check "a read-only descriptor cannot be reopened for writing" denied_msg
+echo "log start" >"$T/log-outside"
+out=$("$JAILRUN" "${P[@]}" -- sh -c 'echo more >> /dev/fd/8; echo err-line > /dev/stderr' 8>>"$T/log-outside" 2>"$T/stderr-outside")
+rc=$?
+check "a writable descriptor handed in stays writable by name (/dev/fd/N)" grep -qx more "$T/log-outside"
+check "so does stderr redirected to a file outside the grants" grep -qx err-line "$T/stderr-outside"
+
 # ---- the jail cannot be widened from inside ----
 jailed "env override" sh -c "JAIL_BLOB=/nonexistent JAIL_POLICY=/dev/null LD_PRELOAD= cat $HOME/.ssh/id_rsa"
 check "changing the jail's variables grants nothing" lacks "PRIVATE KEY"
