@@ -77,7 +77,7 @@ expect "explain: missing arguments" 2 "needs ACCESS and PATH" -- "${P[@]}" --exp
 expect "default: ssh key unreadable" 1 "rule: <default>:[0-9]+: deny read ~/.ssh" -- --explain read "$HOME/.ssh/id_rsa"
 expect "default: known_hosts readable" 0 "^allow read" -- --explain read "$HOME/.ssh/known_hosts"
 expect "default: project writable" 0 "allow write \{cwd\}" -- --explain write "$T/proj/new.c"
-expect "default: hooks not writable" 1 "deny write \{cwd\}/.git/hooks" -- --explain write .git/hooks/post-checkout
+expect "default: hooks not writable" 1 "deny write \*\*/.git/hooks" -- --explain write .git/hooks/post-checkout
 expect "default: bashrc not writable" 1 "deny write ~/.bashrc" -- --explain write "$HOME/.bashrc"
 expect "default: /etc/shadow unreadable" 1 "deny read /etc/shadow" -- --explain read /etc/shadow
 expect "default: tmp writable" 0 "allow write" -- --explain write "$TMPDIR/scratch"
@@ -136,6 +136,23 @@ for f in "$T"/docs/*.policy; do
 	if [ $? -eq 0 ]; then ok "doc example $(basename "$f") parses"; else not_ok "doc example $(basename "$f") parses" "$out" "$(cat "$f")"; fi
 done
 if [ "$docs" -ge 3 ]; then ok "docs carry at least 3 policy examples ($docs)"; else not_ok "docs carry policy examples" "found $docs"; fi
+
+# Every "<default>:LINE: RULE" the docs quote names a real rule of the default
+# at that line.
+printed=$("$JAILRUN" --print-policy)
+quoted=0
+while IFS= read -r q; do
+	quoted=$((quoted + 1))
+	line=${q#<default>:}
+	line=${line%%:*}
+	text=${q#<default>:*: }
+	if awk -v t="$text" -v l="$line" -F ' +# ' '$1 == t && $2 ~ "^<default>:" l ":" {found=1} END {exit !found}' <<<"$printed"; then
+		ok "docs quote the default truly: $q"
+	else
+		not_ok "docs quote the default truly: $q" "no rule '$text' at <default>:$line"
+	fi
+done < <(grep -ohE '<default>:[0-9]+: (allow|deny) [a-z,]+ [^ )]+' "$SRC/README.md" "$SRC"/man/*.[0-9] | sed 's/\\-/-/g' | sort -u)
+if [ "$quoted" -ge 2 ]; then ok "docs quote default rules ($quoted)"; else not_ok "docs quote default rules" "found $quoted"; fi
 
 printf '%d passed, %d failed\n' "$pass" "$fail"
 [ "$fail" -eq 0 ]
