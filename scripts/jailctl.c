@@ -39,7 +39,9 @@ static void usage(FILE *f)
 	      "       jailctl [--policy FILE]... [--cwd DIR] explain ACCESS PATH\n"
 	      "       jailctl [--policy FILE]... [--cwd DIR] print\n"
 	      "       jailctl [--policy FILE]... [--cwd DIR] [--audit] [--log FILE] compile OUT\n"
+	      "       jailctl --policy PROJECT_POLICY narrow OUT   (deny rules only, as a layer)\n"
 	      "       jailctl exec -- COMMAND [ARG...]   (with libjail.so preloaded)\n"
+	      "Options: --rule TEXT appends one directive (repeatable).\n"
 	      "ACCESS is read, write, exec or meta. Without --policy, the built-in default.\n",
 	      f);
 }
@@ -96,6 +98,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			append_extra(o, "mode audit\n", NULL);
 		} else if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
 			append_extra(o, "log ", argv[++i]);
+		} else if (strcmp(argv[i], "--rule") == 0 && i + 1 < argc) {
+			append_extra(o, argv[++i], NULL);
+			append_extra(o, "\n", NULL);
 		} else if (argv[i][0] == '-' && argv[i][1] == '-') {
 			fprintf(stderr, "jailctl: unknown option '%s'\n", argv[i]);
 			return -1;
@@ -224,6 +229,108 @@ static int cmd_compile(const struct jail_policy *p, const char *out)
 	return 0;
 }
 
+/* A project's policy may only narrow: its deny rules become a layer over
+ * "allow everything", which every call must also pass; its allow rules,
+ * mode and log are refused with a message (a cloned repository must not
+ * widen the jail, silence it, or make the jail write a file of its choice).
+ * Each deny is re-read from its own text at its own FILE:LINE, so messages
+ * point into the project's file. */
+struct narrow_src {
+	const char *file;
+	char *text;
+	size_t len, cap;
+	uint32_t lines;
+};
+
+static void narrow_put(struct narrow_src *s, const char *str)
+{
+	size_t n = strlen(str);
+	if (s->len + n + 1 > s->cap) {
+		s->cap = (s->len + n + 1) * 2;
+		s->text = realloc(s->text, s->cap);
+		if (!s->text) {
+			perror("jailctl");
+			exit(EXIT_POLICY);
+		}
+	}
+	memcpy(s->text + s->len, str, n + 1);
+	s->len += n;
+}
+
+static struct narrow_src *narrow_file(struct narrow_src *v, size_t *n, const char *file)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp(v[i].file, file) == 0)
+			return &v[i];
+	v[*n] = (struct narrow_src){.file = file, .lines = 1};
+	narrow_put(&v[*n], "");
+	return &v[(*n)++];
+}
+
+static int cmd_narrow(const struct jail_policy *p, const char *out, const char *shown)
+{
+	uint32_t nrules = jail_rule_count(p);
+	struct narrow_src *v = calloc(jail_policy_file_count(p) + 1, sizeof(*v));
+	size_t nv = 0;
+	int warned_default = 0;
+	for (uint32_t i = 0; i < nrules; i++) {
+		int32_t r = (int32_t)i;
+		const char *file = jail_rule_file(p, r);
+		if (jail_rule_effect(p, r) == JAIL_ALLOW) {
+			if (strcmp(file, "<default>") != 0)
+				fprintf(stderr, "jailrun: ignoring %s:%u: '%s': a project policy may only narrow the jail\n",
+				        file, jail_rule_line(p, r), jail_rule_text(p, r));
+			else if (!warned_default++)
+				fprintf(stderr, "jailrun: ignoring the allow rules of 'include default' in %s: a project "
+				                "policy may only narrow the jail\n", shown);
+			continue;
+		}
+		struct narrow_src *s = narrow_file(v, &nv, file);
+		const char *text = jail_rule_text(p, r);
+		if (s->lines == jail_rule_line(p, r) && s->len > 0 && s->text[s->len - 1] != '\n') {
+			/* another pattern of the same directive: add its token */
+			const char *tok = strchr(strchr(text, ' ') + 1, ' ') + 1;
+			narrow_put(s, " ");
+			narrow_put(s, tok);
+			continue;
+		}
+		for (; s->lines < jail_rule_line(p, r); s->lines++) /* to the rule's own line */
+			narrow_put(s, "\n");
+		narrow_put(s, text);
+	}
+	if (jail_policy_mode(p) == JAIL_MODE_AUDIT)
+		fprintf(stderr, "jailrun: ignoring 'mode audit' in %s: a project policy may only narrow the jail\n", shown);
+	if (jail_policy_log(p))
+		fprintf(stderr, "jailrun: ignoring 'log' in %s: a project policy cannot choose where the jail writes\n",
+		        shown);
+	struct jail_source *src = calloc(nv + 1, sizeof(*src));
+	src[0] = (struct jail_source){.name = "<project narrowing>", .text = "allow read,write,exec /\n"};
+	for (size_t i = 0; i < nv; i++)
+		src[i + 1] = (struct jail_source){.name = v[i].file, .text = v[i].text};
+	const char *tmp = getenv("TMPDIR");
+	char cwd[PATH_MAX];
+	struct jail_load_opts lo = {.canon = jail_canon_existing};
+	lo.vars.home = getenv("HOME");
+	lo.vars.tmp = (tmp && tmp[0] == '/') ? tmp : "/tmp";
+	lo.vars.cwd = getcwd(cwd, sizeof(cwd));
+	struct jail_policy *layer = NULL;
+	struct jail_error err;
+	int rc = jail_policy_load(&lo, src, nv + 1, &layer, &err);
+	for (size_t i = 0; i < nv; i++)
+		free(v[i].text);
+	free(v);
+	free(src);
+	if (rc != 0) {
+		char msg[2048];
+		jail_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "jail: %s\n", msg);
+		return EXIT_POLICY;
+	}
+	rc = cmd_compile(layer, out);
+	jail_policy_free(layer);
+	return rc;
+}
+
 /* With the shim preloaded, execvp is the jail's: the command is checked as
  * any program started inside the jail. */
 static int cmd_exec(char **argv, int argc)
@@ -262,7 +369,7 @@ int main(int argc, char **argv)
 		return cmd_exec(o.rest + skip, o.nrest - skip);
 	}
 	if (strcmp(cmd, "check") != 0 && strcmp(cmd, "explain") != 0 && strcmp(cmd, "print") != 0 &&
-	    strcmp(cmd, "compile") != 0) {
+	    strcmp(cmd, "compile") != 0 && strcmp(cmd, "narrow") != 0) {
 		fprintf(stderr, "jailctl: unknown command '%s'\n", cmd);
 		usage(stderr);
 		return EXIT_USAGE;
@@ -287,6 +394,8 @@ int main(int argc, char **argv)
 		rc = o.nrest == 1 ? cmd_print(p) : EXIT_USAGE;
 	else if (strcmp(cmd, "compile") == 0)
 		rc = o.nrest == 2 ? cmd_compile(p, o.rest[1]) : EXIT_USAGE;
+	else if (strcmp(cmd, "narrow") == 0)
+		rc = o.nrest == 2 && o.user_sources == 1 ? cmd_narrow(p, o.rest[1], o.src[0].name) : EXIT_USAGE;
 	else
 		rc = cmd_explain(p, o.rest + 1, o.nrest - 1);
 	jail_policy_free(p);

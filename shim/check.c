@@ -126,9 +126,23 @@ static void log_line(const char *log, const char *op, enum jail_access a, const 
 }
 
 /* "jail: denied write /path (FILE:LINE: RULE)" on stderr, and the log line. */
+/* One byte per denial in jailrun's tally file: O_APPEND writes of one byte
+ * from many processes add up exactly. */
+static void tally(const struct jail_config *c)
+{
+	if (!c->tally)
+		return;
+	long fd = jail_os_openat(AT_FDCWD, c->tally, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY, 0);
+	if (fd >= 0) {
+		jail_os_write((int)fd, "x", 1);
+		jail_os_close((int)fd);
+	}
+}
+
 static void report(const struct jail_policy *p, const char *verb, enum jail_access a, const char *op,
                    const char *shown, const struct jail_resolved *r, const char *why)
 {
+	const struct jail_config *c = jail_config();
 	char msg[PATH_MAX + 2048];
 	struct jail_buf m = {msg, 0, sizeof(msg)};
 	jail_put(&m, "jail: ");
@@ -140,7 +154,9 @@ static void report(const struct jail_policy *p, const char *verb, enum jail_acce
 	jail_put(&m, " (");
 	jail_put(&m, why);
 	jail_put(&m, ")\n");
-	jail_os_write(2, m.b, m.n);
+	if (!c->quiet)
+		jail_os_write(2, m.b, m.n);
+	tally(c);
 	const char *log = p ? jail_policy_log(p) : NULL;
 	if (log)
 		log_line(log, op, a, r->given[0] ? r->given : r->path, r->path, verb, why);
@@ -178,7 +194,9 @@ int jail_refuse(const char *op, const char *path, const char *why)
 	jail_put(&m, " (");
 	jail_put(&m, why);
 	jail_put(&m, ")\n");
-	jail_os_write(2, m.b, m.n);
+	if (!jail_config()->quiet)
+		jail_os_write(2, m.b, m.n);
+	tally(jail_config());
 	return -EACCES;
 }
 

@@ -45,7 +45,8 @@ static int has_name(const char *entry, const char *name)
 static int replaced(const char *e)
 {
 	return has_name(e, "LD_PRELOAD") || has_name(e, JAIL_ENV_BLOB) || has_name(e, JAIL_ENV_POLICY) ||
-	       has_name(e, JAIL_ENV_CWD) || has_name(e, JAIL_ENV_SHIM) || has_name(e, "UV_USE_IO_URING");
+	       has_name(e, JAIL_ENV_CWD) || has_name(e, JAIL_ENV_SHIM) || has_name(e, "UV_USE_IO_URING") ||
+	       has_name(e, JAIL_ENV_QUIET) || has_name(e, JAIL_ENV_TALLY);
 }
 
 /* The caller may append layers: "OWN:more" keeps; anything else is ours. */
@@ -99,13 +100,13 @@ int jail_env_build(char *const envp[], struct jail_env *out)
 	for (char *const *e = src; e && *e; e++, n++)
 		if (has_name(*e, "LD_PRELOAD"))
 			preload_len += strlen(*e);
-	size_t len = (n + 8) * sizeof(char *) + preload_len;
+	size_t len = (n + 10) * sizeof(char *) + preload_len;
 	len = (len + 4095) & ~(size_t)4095;
 	void *m = jail_os_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return -ENOMEM;
 	char **v = m;
-	char *strings = (char *)(v + n + 8);
+	char *strings = (char *)(v + n + 10);
 	size_t k = 0;
 	for (char *const *e = src; e && *e; e++)
 		if (!replaced(*e))
@@ -118,6 +119,10 @@ int jail_env_build(char *const envp[], struct jail_env *out)
 		v[k++] = (char *)blob_value(c, src);
 	if (c->env_policy)
 		v[k++] = (char *)c->env_policy;
+	if (c->env_quiet)
+		v[k++] = (char *)c->env_quiet;
+	if (c->env_tally)
+		v[k++] = (char *)c->env_tally;
 	v[k++] = (char *)"UV_USE_IO_URING=0";
 	v[k] = NULL;
 	out->envp = v;

@@ -34,6 +34,8 @@
 #define JAIL_ENV_POLICY "JAIL_POLICY" /* ':'-separated policy files, when there is no blob */
 #define JAIL_ENV_CWD "JAIL_CWD"       /* {cwd}: where the jail started */
 #define JAIL_ENV_SHIM "JAIL_SHIM"     /* this library's path, kept first in LD_PRELOAD */
+#define JAIL_ENV_QUIET "JAIL_QUIET"   /* "1": no "jail: denied" lines on stderr */
+#define JAIL_ENV_TALLY "JAIL_TALLY"   /* a file jailrun counts denials in (one byte each) */
 
 struct jail_config {
 	int nlayers;
@@ -41,7 +43,9 @@ struct jail_config {
 	int nprotected;
 	const char *protected_path[JAIL_MAX_PROTECTED]; /* never writable from inside */
 	/* "NAME=value" strings every child gets, whatever its caller passed */
-	const char *env_blob, *env_policy, *env_cwd, *env_shim;
+	const char *env_blob, *env_policy, *env_cwd, *env_shim, *env_quiet, *env_tally;
+	int quiet;
+	const char *tally;
 	const char *blob_list; /* the value of JAIL_BLOB, for the nesting check */
 	const char *shim_path;
 };

@@ -259,6 +259,16 @@ static struct jail_config *load(void)
 	c->env_shim = arena_dup(&a, JAIL_ENV_SHIM "=", c->shim_path);
 	protect(c, &a, c->shim_path);
 
+	const char *quiet = env(JAIL_ENV_QUIET), *tally = env(JAIL_ENV_TALLY);
+	if (quiet && strcmp(quiet, "1") == 0) {
+		c->quiet = 1;
+		c->env_quiet = arena_dup(&a, JAIL_ENV_QUIET "=1", NULL);
+	}
+	if (tally && tally[0] == '/') {
+		c->tally = arena_dup(&a, tally, NULL);
+		c->env_tally = arena_dup(&a, JAIL_ENV_TALLY "=", tally);
+	}
+
 	const char *blobs = env(JAIL_ENV_BLOB);
 	if (blobs && *blobs) {
 		load_blobs(c, &a, blobs);

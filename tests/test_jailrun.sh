@@ -111,6 +111,54 @@ expect "audit: would deny" 1 "^would deny write" -- --policy "$T/audit.policy" -
 expect "print: origin of each rule" 0 "deny write \{cwd\}/.git/hooks +# $T/p.policy:6:13 -> $T/proj/.git/hooks" -- "${P[@]}" --print-policy
 expect "print: log path expanded" 0 "^# log $T/home/jail.log" -- --policy "$T/audit.policy" --print-policy
 
+# Everyday options
+expect "--allow-write grants a one-off directory" 0 "" -- --allow-write "$T/other" -- sh -c "echo x > $T/other/granted"
+echo code >"$T/proj/src/x"
+expect "--deny refuses a one-off path" 1 "deny all \"$T/proj/src\"" -- --deny src -- cat src/x
+expect "--deny names the rule" 1 "<command line>:[0-9]+: deny all" -- --deny "$T/proj/src" --explain read src/x
+expect "--allow-read and --allow-exec in explain" 0 "allow exec" -- --allow-exec "$T/other" --explain exec "$T/other/tool"
+expect "--read-only: the project is not writable" 2 "jail: denied write $T/proj/ro.txt" -- --read-only -- sh -c "echo x > ro.txt"
+expect "--read-only: {tmp} and /dev/null are" 0 "" -- --read-only -- sh -c "echo x > $TMPDIR/ro-ok && echo y > /dev/null"
+expect "--quiet: no jail lines" 1 "^$" -- --quiet -- sh -c "cat $HOME/.ssh/id_rsa 2>/dev/null"
+expect "summary line after denials" 2 "^jailrun: 2 accesses denied" -- -- sh -c "cat $HOME/.ssh/id_rsa; echo x > $T/other/x"
+expect "summary names the log" 1 "^jailrun: 1 access denied \(see $T/tmp/run.log\)" -- --log "$T/tmp/run.log" -- cat "$HOME/.ssh/id_rsa"
+expect "audit summary" 0 "^jailrun: 1 access would have been denied" -- --audit -- sh -c "echo x > $T/other/audited"
+expect "--disable runs unconfined and says so" 0 "jail is disabled" -- --disable -- cat "$HOME/.ssh/id_rsa"
+
+# The user's policy replaces the default; --policy replaces the user's.
+mkdir -p "$T/xdg/jail"
+printf 'include default\nallow write %s/other/user-granted\n' "$T" >"$T/xdg/jail/policy"
+XDG_CONFIG_HOME=$T/xdg expect "user policy: found and used" 0 "$T/xdg/jail/policy:2: allow write" -- --explain write "$T/other/user-granted/x"
+XDG_CONFIG_HOME=$T/xdg expect "user policy: --policy replaces it" 1 "no rule" -- "${P[@]}" --explain write "$T/other/user-granted/x"
+
+# A project's .jail.policy may only narrow.
+printf '# from a cloned repository\nallow write /\ndeny write {cwd}/src\nlog %s/.bashrc\n' "$HOME" >"$T/proj/.jail.policy"
+expect "project policy: its allow is refused with a message" 2 "ignoring .*.jail.policy:2: 'allow write /'" -- -- sh -c "echo x > $T/other/widened"
+expect "project policy: its log is refused" 2 "ignoring 'log'" -- -- sh -c "echo x > $T/other/widened"
+expect "project policy: its deny holds, at its own line" 2 ".jail.policy:3: deny write \{cwd\}/src" -- -- sh -c "echo x > src/narrowed"
+if [ -e "$T/other/widened" ] || [ -e "$T/proj/src/narrowed" ] || [ -e "$HOME/.bashrc" ]; then
+	not_ok "project policy changed nothing it should not" "$(ls "$T/other" "$T/proj/src" "$HOME")"
+else
+	ok "project policy changed nothing it should not"
+fi
+rm -f "$T/proj/.jail.policy"
+
+# The ssh agent's socket stays reachable wherever it lives; other sockets do not.
+if command -v python3 >/dev/null; then
+	mkdir -p "$T/agent"
+	python3 -c "
+import socket, time
+for p in ('$T/agent/agent.sock', '$T/agent/other.sock'):
+    s = socket.socket(socket.AF_UNIX); s.bind(p); s.listen(4); globals()[p] = s
+time.sleep(20)" &
+	srv=$!
+	for _ in $(seq 50); do [ -S "$T/agent/other.sock" ] && break; sleep 0.1; done
+	connect='import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print("connected")'
+	SSH_AUTH_SOCK=$T/agent/agent.sock expect "ssh agent socket reachable" 0 "^connected" -- -- python3 -c "$connect" "$T/agent/agent.sock"
+	SSH_AUTH_SOCK=$T/agent/agent.sock expect "another socket is not" 1 "jail: denied write $T/agent/other.sock" -- -- python3 -c "$connect" "$T/agent/other.sock"
+	kill "$srv" 2>/dev/null
+fi
+
 # Usage
 expect "help" 0 "^usage: jailrun" -- --help
 expect "version" 0 "^jailrun \(libjail\)" -- --version
