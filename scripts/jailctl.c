@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "policy.h"
+#include "learn.h"
 #include "resolve.h"
 
 #include <errno.h>
@@ -40,6 +41,7 @@ static void usage(FILE *f)
 	      "       jailctl [--policy FILE]... [--cwd DIR] print\n"
 	      "       jailctl [--policy FILE]... [--cwd DIR] [--audit] [--log FILE] compile OUT\n"
 	      "       jailctl --policy PROJECT_POLICY narrow OUT   (deny rules only, as a layer)\n"
+	      "       jailctl [--policy FILE]... learn AUDIT_LOG OUT [COMMAND]\n"
 	      "       jailctl exec -- COMMAND [ARG...]   (with libjail.so preloaded)\n"
 	      "Options: --rule TEXT appends one directive (repeatable).\n"
 	      "ACCESS is read, write, exec or meta. Without --policy, the built-in default.\n",
@@ -369,7 +371,7 @@ int main(int argc, char **argv)
 		return cmd_exec(o.rest + skip, o.nrest - skip);
 	}
 	if (strcmp(cmd, "check") != 0 && strcmp(cmd, "explain") != 0 && strcmp(cmd, "print") != 0 &&
-	    strcmp(cmd, "compile") != 0 && strcmp(cmd, "narrow") != 0) {
+	    strcmp(cmd, "compile") != 0 && strcmp(cmd, "narrow") != 0 && strcmp(cmd, "learn") != 0) {
 		fprintf(stderr, "jailctl: unknown command '%s'\n", cmd);
 		usage(stderr);
 		return EXIT_USAGE;
@@ -377,7 +379,7 @@ int main(int argc, char **argv)
 	/* A compiled policy records where its rules came from; the shim keeps
 	 * those files unwritable, which needs absolute names. */
 	static char absnames[64][PATH_MAX];
-	if (strcmp(cmd, "compile") == 0)
+	if (strcmp(cmd, "compile") == 0 || strcmp(cmd, "learn") == 0)
 		for (int i = 0; i < o.user_sources && i < 64; i++)
 			if (o.src[i].name[0] != '/' && getcwd(absnames[i], PATH_MAX) &&
 			    strlen(absnames[i]) + strlen(o.src[i].name) + 2 < PATH_MAX) {
@@ -394,7 +396,21 @@ int main(int argc, char **argv)
 		rc = o.nrest == 1 ? cmd_print(p) : EXIT_USAGE;
 	else if (strcmp(cmd, "compile") == 0)
 		rc = o.nrest == 2 ? cmd_compile(p, o.rest[1]) : EXIT_USAGE;
-	else if (strcmp(cmd, "narrow") == 0)
+	else if (strcmp(cmd, "learn") == 0 && o.nrest >= 3) {
+		const char *inc[64];
+		size_t ninc = 0;
+		for (int i = 0; i < o.user_sources && i < 64; i++)
+			inc[ninc++] = o.src[i].name;
+		struct opts dopts = o;
+		struct jail_source dsrc = {.name = "<command line>", .text = "include default\n"};
+		dopts.src = &dsrc;
+		dopts.nsrc = 1;
+		struct jail_policy *defp = load(&dopts, cwdbuf);
+		rc = defp && jail_learn(p, defp, o.rest[1], o.rest[2], inc, ninc, o.nrest > 3 ? o.rest[3] : "(unknown)") == 0
+		         ? 0
+		         : EXIT_POLICY;
+		jail_policy_free(defp);
+	} else if (strcmp(cmd, "narrow") == 0)
 		rc = o.nrest == 2 && o.user_sources == 1 ? cmd_narrow(p, o.rest[1], o.src[0].name) : EXIT_USAGE;
 	else
 		rc = cmd_explain(p, o.rest + 1, o.nrest - 1);

@@ -159,6 +159,24 @@ time.sleep(20)" &
 	kill "$srv" 2>/dev/null
 fi
 
+# Learn mode: a policy that lets the same run pass, with no credential grant.
+mkdir -p "$T/work/lib/a" "$T/work/lib/b" "$T/work/lib/c"
+workload="for d in a b c; do echo o > $T/work/lib/\$d/out.o; done; echo s > $T/work/single.txt; cat $HOME/.ssh/id_rsa > /dev/null; echo rc >> $HOME/.bashrc; true"
+expect "learn: runs in audit mode" 0 "learned [0-9]+ grant" -- --learn "$T/learned.policy" -- sh -c "$workload"
+rm -f "$T"/work/lib/*/out.o "$T/work/single.txt" "$HOME/.bashrc"
+if grep -qE '^allow .*(\.ssh|\.bashrc)' "$T/learned.policy" || ! grep -q "not granted: read $HOME/.ssh/id_rsa" "$T/learned.policy"; then
+	not_ok "learn: no grant on a credential location" "$(cat "$T/learned.policy")"
+else
+	ok "learn: no grant on a credential location"
+fi
+expect "learn: the policy parses" 0 "policy ok" -- --policy "$T/learned.policy" --check
+out=$("$JAILRUN" --policy "$T/learned.policy" -- sh -c "for d in a b c; do echo o > $T/work/lib/\$d/out.o; done; echo s > $T/work/single.txt" 2>&1)
+if [ $? -eq 0 ] && [ -z "$out" ] && [ -f "$T/work/lib/c/out.o" ]; then
+	ok "learn: the same run passes in enforce mode"
+else
+	not_ok "learn: the same run passes in enforce mode" "$out" "$(cat "$T/learned.policy")"
+fi
+
 # Usage
 expect "help" 0 "^usage: jailrun" -- --help
 expect "version" 0 "^jailrun \(libjail\)" -- --version
