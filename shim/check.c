@@ -213,7 +213,7 @@ int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const
 	 * (stdout redirected by the user) stays usable however it is named. */
 	if (r->own_fd >= 0 && (a == JAIL_READ || a == JAIL_WRITE || a == JAIL_META)) {
 		long fl = jail_os_getfl(r->own_fd);
-		if (fl >= 0) {
+		if (fl >= 0 && !(fl & O_PATH)) { /* an O_PATH descriptor grants no access to reopen with */
 			long acc = fl & O_ACCMODE;
 			if (a == JAIL_META || (a == JAIL_READ && acc != O_WRONLY) || (a == JAIL_WRITE && acc != O_RDONLY))
 				return 0;

@@ -46,7 +46,8 @@ static int replaced(const char *e)
 {
 	return has_name(e, "LD_PRELOAD") || has_name(e, JAIL_ENV_BLOB) || has_name(e, JAIL_ENV_POLICY) ||
 	       has_name(e, JAIL_ENV_CWD) || has_name(e, JAIL_ENV_SHIM) || has_name(e, "UV_USE_IO_URING") ||
-	       has_name(e, JAIL_ENV_QUIET) || has_name(e, JAIL_ENV_TALLY);
+	       has_name(e, JAIL_ENV_QUIET) || has_name(e, JAIL_ENV_TALLY) || has_name(e, JAIL_ENV_HOME) ||
+	       has_name(e, JAIL_ENV_TMP);
 }
 
 /* The caller may append layers: "OWN:more" keeps; anything else is ours. */
@@ -100,13 +101,13 @@ int jail_env_build(char *const envp[], struct jail_env *out)
 	for (char *const *e = src; e && *e; e++, n++)
 		if (has_name(*e, "LD_PRELOAD"))
 			preload_len += strlen(*e);
-	size_t len = (n + 10) * sizeof(char *) + preload_len;
+	size_t len = (n + 12) * sizeof(char *) + preload_len;
 	len = (len + 4095) & ~(size_t)4095;
 	void *m = jail_os_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		return -ENOMEM;
 	char **v = m;
-	char *strings = (char *)(v + n + 10);
+	char *strings = (char *)(v + n + 12);
 	size_t k = 0;
 	for (char *const *e = src; e && *e; e++)
 		if (!replaced(*e))
@@ -119,6 +120,10 @@ int jail_env_build(char *const envp[], struct jail_env *out)
 		v[k++] = (char *)blob_value(c, src);
 	if (c->env_policy)
 		v[k++] = (char *)c->env_policy;
+	if (c->env_home)
+		v[k++] = (char *)c->env_home;
+	if (c->env_tmp)
+		v[k++] = (char *)c->env_tmp;
 	if (c->env_quiet)
 		v[k++] = (char *)c->env_quiet;
 	if (c->env_tally)

@@ -50,7 +50,9 @@ static int starts_with(const char *s, const char *prefix)
 	return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-/* "/proc/self/fd/N" for fd into buf (at least 32 bytes). */
+/* "/proc/thread-self/fd/N" for fd into buf (at least 40 bytes): the calling
+ * thread's descriptor table, which may differ from the leader's
+ * (/proc/self) after unshare(CLONE_FILES) or when the leader has exited. */
 static void fd_link_path(int fd, char *buf)
 {
 	char digits[12];
@@ -60,10 +62,10 @@ static void fd_link_path(int fd, char *buf)
 		digits[n++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v);
-	memcpy(buf, "/proc/self/fd/", 14);
+	memcpy(buf, "/proc/thread-self/fd/", 21);
 	for (int i = 0; i < n; i++)
-		buf[14 + i] = digits[n - 1 - i];
-	buf[14 + n] = '\0';
+		buf[21 + i] = digits[n - 1 - i];
+	buf[21 + n] = '\0';
 }
 
 /* Objects a magic link can name that have no path: pipe:[..], socket:[..],
@@ -122,7 +124,7 @@ static long base_dir(int dirfd, char *buf, size_t bufsz, struct jail_resolved *o
 		/* deleted or unreachable cwd: ask /proc for the name it had */
 		n = read_magic("/proc/self/cwd", buf, bufsz, &kind, &out->deleted);
 	} else {
-		char link[32];
+		char link[40];
 		if (dirfd < 0)
 			return -EBADF;
 		fd_link_path(dirfd, link);
@@ -211,7 +213,15 @@ static int own_fd_of(const char *res)
 			return -1;
 		fd = fd * 10 + (*p - '0');
 	}
-	return pid == jail_os_getpid() ? (int)fd : -1;
+	if (pid != jail_os_getpid())
+		return -1;
+	/* the link may name the leader's table; the fd must be the same object
+	 * in the calling thread's table */
+	struct stat a, b;
+	if (jail_os_fstat((int)fd, &a) != 0 || jail_os_fstatat(AT_FDCWD, res, &b, 0) != 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino)
+		return -1;
+	return (int)fd;
 }
 
 static int magic(struct walker *k, size_t n, int last, size_t rest_start)
@@ -380,7 +390,7 @@ static int empty_path(int dirfd, struct jail_resolved *out)
 	if (dirfd == AT_FDCWD) {
 		n = base_dir(dirfd, out->path, sizeof(out->path), out);
 	} else {
-		char link[32];
+		char link[40];
 		if (dirfd < 0)
 			return -EBADF;
 		fd_link_path(dirfd, link);

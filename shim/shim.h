@@ -27,13 +27,15 @@
 #define JAIL_EXPORT __attribute__((visibility("default")))
 
 #define JAIL_MAX_LAYERS 8
-#define JAIL_MAX_PROTECTED 40
+#define JAIL_MAX_PROTECTED 512
 
 /* Environment variables that carry the jail from a process to its children. */
 #define JAIL_ENV_BLOB "JAIL_BLOB"     /* ':'-separated compiled policies (layers, outermost first) */
 #define JAIL_ENV_POLICY "JAIL_POLICY" /* ':'-separated policy files, when there is no blob */
 #define JAIL_ENV_CWD "JAIL_CWD"       /* {cwd}: where the jail started */
 #define JAIL_ENV_SHIM "JAIL_SHIM"     /* this library's path, kept first in LD_PRELOAD */
+#define JAIL_ENV_HOME "JAIL_HOME"     /* ~ and {home}, fixed when a parsed policy's jail started */
+#define JAIL_ENV_TMP "JAIL_TMP"       /* {tmp}, likewise */
 #define JAIL_ENV_QUIET "JAIL_QUIET"   /* "1": no "jail: denied" lines on stderr */
 #define JAIL_ENV_TALLY "JAIL_TALLY"   /* a file jailrun counts denials in (one byte each) */
 
@@ -43,7 +45,7 @@ struct jail_config {
 	int nprotected;
 	const char *protected_path[JAIL_MAX_PROTECTED]; /* never writable from inside */
 	/* "NAME=value" strings every child gets, whatever its caller passed */
-	const char *env_blob, *env_policy, *env_cwd, *env_shim, *env_quiet, *env_tally;
+	const char *env_blob, *env_policy, *env_cwd, *env_shim, *env_quiet, *env_tally, *env_home, *env_tmp;
 	int quiet;
 	const char *tally;
 	const char *blob_list; /* the value of JAIL_BLOB, for the nesting check */

@@ -34,6 +34,10 @@
 extern char **environ;
 
 #define ARENA_SIZE (1u << 20)
+/* The arena's last 16 KiB: scratch space for resolving paths while loading
+ * (racing loaders each have their own arena; nothing static is shared). */
+#define ARENA_SCRATCH (ARENA_SIZE - 16384)
+_Static_assert(sizeof(struct jail_resolved) <= 16384, "scratch space holds one resolution");
 
 static _Atomic(struct jail_config *) published;
 
@@ -58,7 +62,7 @@ __attribute__((noreturn)) static void fatal(const char *a, const char *b, const 
 static char *arena_dup(struct arena *a, const char *s1, const char *s2)
 {
 	size_t l1 = strlen(s1), l2 = s2 ? strlen(s2) : 0;
-	if (a->used + l1 + l2 + 1 > ARENA_SIZE)
+	if (a->used + l1 + l2 + 1 > ARENA_SCRATCH)
 		fatal("the jail's configuration is too large", NULL, NULL);
 	char *d = a->base + a->used;
 	memcpy(d, s1, l1);
@@ -79,14 +83,27 @@ static const char *env(const char *name)
 	return NULL;
 }
 
-static void protect(struct jail_config *c, struct arena *a, const char *path)
+static void protect_one(struct jail_config *c, struct arena *a, const char *path)
 {
-	if (!path || path[0] != '/' || c->nprotected == JAIL_MAX_PROTECTED)
-		return;
 	for (int i = 0; i < c->nprotected; i++)
 		if (strcmp(c->protected_path[i], path) == 0)
 			return;
+	if (c->nprotected == JAIL_MAX_PROTECTED)
+		fatal("too many policy files to protect (at most 512)", NULL, NULL);
 	c->protected_path[c->nprotected++] = arena_dup(a, path, NULL);
+}
+
+/* A file of the jail's own, under its name as given and its canonical name
+ * (a symlinked directory on the way must not be a second door to it). */
+static void protect(struct jail_config *c, struct arena *a, const char *path)
+{
+	struct jail_resolved *r = (void *)(a->base + ARENA_SCRATCH);
+	if (!path || path[0] != '/')
+		return;
+	protect_one(c, a, path);
+	int rc = jail_resolve(AT_FDCWD, path, 0, r);
+	if ((rc == 0 || rc == -ENOENT) && r->kind == JAIL_OBJ_PATH && r->path[0] == '/')
+		protect_one(c, a, r->path);
 }
 
 /* The policy's own files, its log, and (for a blob) the blob and the
@@ -136,7 +153,9 @@ static void load_blobs(struct jail_config *c, struct arena *a, const char *list)
 			char *slash = strrchr(path, '/');
 			if (slash && slash != path) {
 				*slash = '\0';
-				protect(c, a, path); /* the runtime directory jailrun made */
+				const char *base = strrchr(path, '/');
+				if (base && strncmp(base + 1, "jail.", 5) == 0)
+					protect(c, a, path); /* the runtime directory jailrun made */
 			}
 			protect_policy(c, a, p);
 		}
@@ -187,25 +206,52 @@ static int raw_read(const char *path, char **text, size_t *len, unsigned long lo
 	return 0;
 }
 
+/* Parsed policies (no jailrun): the variables are fixed when the jail
+ * starts and passed to every child (JAIL_HOME, JAIL_TMP, absolute
+ * JAIL_POLICY), so a child with another HOME or TMPDIR, or in another
+ * directory, reads the same policy the same way. */
 static void load_text(struct jail_config *c, struct arena *a, const char *list, const char *cwd)
 {
 	struct jail_source src[JAIL_MAX_LAYERS];
 	size_t nsrc = 0;
 	struct jail_load_opts o = {.canon = jail_canon_existing, .read = raw_read};
-	const char *tmp = env("TMPDIR");
-	o.vars.home = env("HOME");
+	const char *home = env(JAIL_ENV_HOME), *tmp = env(JAIL_ENV_TMP);
+	if (!home) {
+		home = env("HOME");
+		tmp = env("TMPDIR");
+		tmp = (tmp && tmp[0] == '/') ? tmp : "/tmp";
+	}
+	o.vars.home = home;
 	o.vars.cwd = cwd;
-	o.vars.tmp = (tmp && tmp[0] == '/') ? tmp : "/tmp";
+	o.vars.tmp = tmp && tmp[0] == '/' ? tmp : "/tmp";
+	c->env_home = arena_dup(a, JAIL_ENV_HOME "=", home ? home : "");
+	c->env_tmp = arena_dup(a, JAIL_ENV_TMP "=", o.vars.tmp);
 	if (list && *list) {
 		char *copy = arena_dup(a, list, NULL);
+		char joined[4 * PATH_MAX], absname[2 * PATH_MAX];
+		struct jail_buf j = {joined, 0, sizeof(joined)};
+		jail_put(&j, JAIL_ENV_POLICY "=");
 		for (char *s = copy; s && *s && nsrc < JAIL_MAX_LAYERS;) {
 			char *e = strchr(s, ':');
 			if (e)
 				*e = '\0';
-			if (*s)
-				src[nsrc++] = (struct jail_source){.name = s};
+			if (*s) {
+				const char *name = s;
+				if (s[0] != '/') { /* relative to where the jail started */
+					struct jail_buf nb = {absname, 0, sizeof(absname)};
+					jail_put(&nb, cwd);
+					jail_put(&nb, "/");
+					jail_put(&nb, s);
+					name = arena_dup(a, absname, NULL);
+				}
+				src[nsrc++] = (struct jail_source){.name = name};
+				if (j.n > strlen(JAIL_ENV_POLICY) + 1)
+					jail_put(&j, ":");
+				jail_put(&j, name);
+			}
 			s = e ? e + 1 : NULL;
 		}
+		c->env_policy = arena_dup(a, joined, NULL);
 	}
 	if (nsrc == 0)
 		src[nsrc++] = (struct jail_source){.name = "<no policy given>", .text = "include default\n"};
@@ -229,11 +275,11 @@ static const char *shim_path(struct arena *a)
 	if (s && s[0] == '/')
 		return arena_dup(a, s, NULL);
 	if (dladdr((void *)jail_config, &info) && info.dli_fname && info.dli_fname[0]) {
-		static struct jail_resolved r;
+		struct jail_resolved *r = (void *)(a->base + ARENA_SCRATCH);
 		if (info.dli_fname[0] == '/')
 			return arena_dup(a, info.dli_fname, NULL);
-		if (jail_resolve(AT_FDCWD, info.dli_fname, 0, &r) == 0)
-			return arena_dup(a, r.path, NULL);
+		if (jail_resolve(AT_FDCWD, info.dli_fname, 0, r) == 0)
+			return arena_dup(a, r->path, NULL);
 	}
 	fatal("cannot find the path of libjail.so (set ", JAIL_ENV_SHIM, ")");
 }
@@ -256,6 +302,8 @@ static struct jail_config *load(void)
 	}
 	c->env_cwd = arena_dup(&a, JAIL_ENV_CWD "=", cwd);
 	c->shim_path = shim_path(&a);
+	if (strpbrk(c->shim_path, " \t:"))
+		fatal(c->shim_path, ": the jail cannot preload its library from a path with a space, tab or colon", NULL);
 	c->env_shim = arena_dup(&a, JAIL_ENV_SHIM "=", c->shim_path);
 	protect(c, &a, c->shim_path);
 
@@ -275,10 +323,7 @@ static struct jail_config *load(void)
 		c->blob_list = arena_dup(&a, blobs, NULL);
 		c->env_blob = arena_dup(&a, JAIL_ENV_BLOB "=", blobs);
 	} else {
-		const char *pol = env(JAIL_ENV_POLICY);
-		load_text(c, &a, pol, cwd);
-		if (pol && *pol)
-			c->env_policy = arena_dup(&a, JAIL_ENV_POLICY "=", pol);
+		load_text(c, &a, env(JAIL_ENV_POLICY), cwd);
 	}
 	mprotect(m, ARENA_SIZE, PROT_READ);
 	return c;
