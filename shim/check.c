@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -274,6 +275,23 @@ int jail_check_unix(const void *addr, unsigned len, unsigned rflags, const char 
 	memcpy(path, un->sun_path, n);
 	path[n] = '\0';
 	return jail_check_path(AT_FDCWD, path, JAIL_WRITE, rflags, op, NULL);
+}
+
+int jail_check_rename(int da, const char *a, int db, const char *b, unsigned flags, const char *op)
+{
+	struct jail_resolved r;
+	char src[PATH_MAX];
+	int rc = jail_check_path(da, a, JAIL_WRITE, JAIL_RES_NOFOLLOW, op, &r);
+	if (rc || a == NULL || r.kind != JAIL_OBJ_PATH)
+		return rc;
+	memcpy(src, r.path, strlen(r.path) + 1);
+	rc = jail_check_path(db, b, JAIL_WRITE, JAIL_RES_NOFOLLOW, op, &r);
+	if (rc || b == NULL || r.kind != JAIL_OBJ_PATH)
+		return rc;
+	rc = jail_check_move(src, r.path, op);
+	if (rc == 0 && (flags & RENAME_EXCHANGE))
+		rc = jail_check_move(r.path, src, op);
+	return rc;
 }
 
 int jail_check_fd(int fd, enum jail_access a, const char *op)

@@ -76,6 +76,7 @@ static inline const char *launder(const char *p)
 	return p;
 }
 #define PF(d, p, a, rf) (launder(p) ? P(d, p, a, rf) : F(d, a))
+#define MV(da, a, db, b, f) jail_check_rename((da), (a), (db), (b), (f), jail_op)
 #define UNIX(sa, n, rf) jail_check_unix((sa), (unsigned)(n), (rf), jail_op)
 
 /* A missing real symbol (an older libc) is ENOSYS, never a call through NULL. */

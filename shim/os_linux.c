@@ -146,6 +146,11 @@ long jail_os_getfl(int fd)
 	return SYS(SYS_fcntl, fd, F_GETFL, 0, 0);
 }
 
+long jail_os_getdents64(int fd, void *buf, size_t n)
+{
+	return SYS(SYS_getdents64, fd, buf, n, 0);
+}
+
 long jail_os_close(int fd)
 {
 	return SYS(SYS_close, fd, 0, 0, 0);

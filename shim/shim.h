@@ -67,6 +67,15 @@ int jail_check_path(int dirfd, const char *path, enum jail_access a, unsigned rf
  * reached. 0 for other addresses. */
 int jail_check_unix(const void *addr, unsigned len, unsigned rflags, const char *op);
 
+/* check.c: a rename: both names need write, and when a directory moves,
+ * everything beneath it must be writable where it is and where it will be
+ * (subtree.c), both ways for RENAME_EXCHANGE. */
+int jail_check_rename(int da, const char *a, int db, const char *b, unsigned flags, const char *op);
+
+/* subtree.c: every entry beneath directory `src` must be writable there and
+ * at the same place beneath `dst`. 0 when src is not a directory. */
+int jail_check_move(const char *src, const char *dst, const char *op);
+
 /* check.c: decides `a` on the object an open fd refers to. */
 int jail_check_fd(int fd, enum jail_access a, const char *op);
 

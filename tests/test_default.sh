@@ -78,6 +78,12 @@ run sh -c 'echo "#!/bin/sh" > repo/.git/hooks/pre-commit'
 check "git hook: not writable" test ! -e repo/.git/hooks/pre-commit
 run sh -c 'printf "[core]\n\thooksPath = /tmp\n" >> repo/.git/config'
 check "git config: not writable" bash -c "! grep -q hooksPath '$T/proj/repo/.git/config'"
+run sh -c 'mv repo/.git repo/.g && echo "#!/bin/sh" > repo/.g/hooks/post-checkout; mv repo/.g repo/.git'
+check "git hooks: not reachable by renaming .git away and back" test ! -e repo/.git/hooks/post-checkout
+check "and .git stays where it was" test -d repo/.git
+mkdir -p "$T/evil/hooks" && echo '#!/bin/sh' >"$T/evil/hooks/post-checkout"
+mkdir -p repo2 && run mv "$T/evil" repo2/.git
+check "a directory holding hooks cannot be moved into place as .git" test ! -e repo2/.git
 run sh -c "mkdir -p $HOME/.config/jail && echo 'allow write /' > $HOME/.config/jail/policy"
 check "the jail's own configuration: not writable" test ! -e "$HOME/.config/jail/policy"
 

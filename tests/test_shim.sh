@@ -183,6 +183,27 @@ else
 	skipped "gcc" "gcc is not installed"
 fi
 
+# ---- renaming a directory moves what is beneath it ----
+mkdir -p conf/keys conf/locked && echo "KEYDATA" >conf/keys/id && echo cfg >conf/locked/f
+printf 'deny read {cwd}/conf/keys\ndeny write {cwd}/conf/locked\n' >.jail.policy
+jailed "mv a directory holding a read-denied key" sh -c 'mv conf c2; cat c2/keys/id'
+check "renaming it is refused, so the key stays unread" lacks "KEYDATA"
+check "and the directory stays where it was" test -d conf/keys
+jailed "mv a directory holding a write-denied file" sh -c 'mv conf/locked l2 && echo changed > l2/f'
+check "renaming it is refused" test -f conf/locked/f
+mkdir -p staging/keys && echo planted >staging/keys/id.new
+jailed "mv a directory onto a denied place" sh -c 'rm -rf conf/keys; mv staging/keys conf/keys2; mv conf/keys2 conf/keys'
+check "what lands under a denied path is refused" test ! -e conf/keys/id.new
+rm -f .jail.policy
+mkdir -p movable/a/b && echo x >movable/a/b/c
+jailed "mv an ordinary directory" mv movable moved
+check "moving an ordinary directory works" test -f moved/a/b/c
+# the jail's own files beneath a directory cannot be moved away either
+mkdir -p inst && cp -a "$BUILD/bin" "$BUILD/lib" "$BUILD/libexec" inst/
+out=$(inst/bin/jailrun "${P[@]}" -- sh -c 'mv inst inst2; cat '"$HOME/.ssh/id_rsa" 2>&1)
+check "a directory holding the shim cannot be renamed from inside" has "the jail's own file"
+check "so children stay jailed" lacks "PRIVATE KEY"
+
 # ---- descriptors handed in by the caller ----
 jailed "reopen a read-only fd for writing" sh -c 'echo evil > /dev/fd/8' 8<"$T/outside/file"
 check "a read-only descriptor cannot be reopened for writing" denied_msg
