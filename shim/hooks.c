@@ -21,7 +21,15 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <sys/socket.h>
+#include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/mount.h>
+#include <sys/uio.h>
+#include <mntent.h>
+#include <utmp.h>
 #include <sys/time.h>
 #include <sys/types.h>
 #include <sys/xattr.h>
@@ -41,6 +49,8 @@ int __lxstat64(int v, const char *p, struct stat64 *s);
 int __fxstatat(int v, int d, const char *p, struct stat *s, int f);
 int __fxstatat64(int v, int d, const char *p, struct stat64 *s, int f);
 int lchmod(const char *p, mode_t m);
+int __xmknod(int v, const char *p, mode_t m, dev_t *dv);
+int __xmknodat(int v, int d, const char *p, mode_t m, dev_t *dv);
 
 static const char *const names[JAIL_NHOOKS] = {
 #define JAIL_HOOK(ret, name, params, args, fail, check) #name,
@@ -62,6 +72,22 @@ void *jail_real(int id)
 	return f;
 }
 
+/* fopen-style modes that write: w, a, or + */
+static int jail_mode_writes(const char *m)
+{
+	return m && (m[0] == 'w' || m[0] == 'a' || strchr(m, '+'));
+}
+
+static int jail_check_mmsg(const struct mmsghdr *v, unsigned int n, const char *op)
+{
+	for (unsigned int i = 0; v && i < n; i++) {
+		int rc = jail_check_unix(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, 0, op);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* resolver flags for the table's rows */
 #define NOF JAIL_RES_NOFOLLOW
 #define AT(f) ((((f) & AT_SYMLINK_NOFOLLOW) ? NOF : 0u) | (((f) & AT_EMPTY_PATH) ? JAIL_RES_EMPTY_PATH : 0u))
@@ -76,6 +102,9 @@ static inline const char *launder(const char *p)
 	return p;
 }
 #define PF(d, p, a, rf) (launder(p) ? P(d, p, a, rf) : F(d, a))
+#define REFUSE(p, why) jail_refuse(jail_op, (p) ? (p) : "", (why))
+#define MODE_ACCESS(m) (jail_mode_writes(m) ? JAIL_WRITE : JAIL_READ)
+#define MMSG(v, n) jail_check_mmsg((v), (n), jail_op)
 #define MV(da, a, db, b, f) jail_check_rename((da), (a), (db), (b), (f), jail_op)
 #define UNIX(sa, n, rf) jail_check_unix((sa), (unsigned)(n), (rf), jail_op)
 

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -246,6 +247,24 @@ JAIL_EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa,
 		return EACCES; /* other errors are the child's to meet when it opens the path */
 	return ((int (*)(posix_spawn_file_actions_t *, int, const char *, int, mode_t))jail_real(
 	    JAIL_ID_posix_spawn_file_actions_addopen))(fa, fd, path, flags, mode);
+}
+
+/* Attaching to a process (strace -p, gdb -p) reaches out of the jail: the
+ * process may not be jailed, or may be the user's shell. A debugger that
+ * starts its own child (PTRACE_TRACEME in the child) still works. */
+JAIL_EXPORT long ptrace(enum __ptrace_request request, ...)
+{
+	va_list ap;
+	va_start(ap, request);
+	pid_t pid = va_arg(ap, pid_t);
+	void *addr = va_arg(ap, void *), *data = va_arg(ap, void *);
+	va_end(ap);
+	if (request == PTRACE_ATTACH || request == PTRACE_SEIZE) {
+		errno = EPERM;
+		jail_refuse("ptrace", "(another process)", "attaching to a process reaches out of the jail");
+		return -1;
+	}
+	return ((long (*)(enum __ptrace_request, ...))jail_real(JAIL_ID_ptrace))(request, pid, addr, data);
 }
 
 /* ---- system and popen: /bin/sh -c COMMAND through the checked spawn ---- */

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <utmp.h>
 
 #define RETRIES 4
 
@@ -297,4 +298,11 @@ JAIL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 {
 	return reopen(path, mode, stream, "freopen64",
 	              JAIL_REAL(FILE *, freopen64, (const char *, const char *, FILE *)));
+}
+
+/* updwtmp(3) appends to a file through glibc's internal open. */
+JAIL_EXPORT void updwtmp(const char *path, const struct utmp *u)
+{
+	if (jail_check_path(AT_FDCWD, path, JAIL_WRITE, 0, "updwtmp", NULL) == 0)
+		JAIL_REAL(void, updwtmp, (const char *, const struct utmp *))(path, u);
 }

@@ -13,6 +13,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -26,6 +28,17 @@
 #define F(fd, acc) jail_check_fd((fd), (acc), "syscall")
 #define UNIX(sa, n, rf) jail_check_unix((sa), (n), (rf), "syscall")
 #define MV(da, a, db, b, f) jail_check_rename((da), (a), (db), (b), (f), "syscall")
+#define REFUSE(why) jail_refuse("syscall", "", (why))
+
+static int MMSG(const struct mmsghdr *v, unsigned int n)
+{
+	for (unsigned int i = 0; v && i < n; i++) {
+		int rc = jail_check_unix(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, 0, "syscall");
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
 
 typedef long (*syscall_fn)(long, ...);
 

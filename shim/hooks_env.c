@@ -1,0 +1,90 @@
+/*
+ * hooks_env.c — the jail's variables stay in the process's own environment.
+ *
+ * The exec hooks give every child the jail whatever environment it is
+ * passed, but glibc also starts programs through internal calls no preload
+ * sees (wordexp's command substitution, for one), and those pass the
+ * process's environ as it is. So a jailed program cannot remove or change
+ * LD_PRELOAD's first entry or the JAIL_* variables: setenv and putenv of
+ * them keep the jail's values (LD_PRELOAD may gain entries after the shim),
+ * unsetenv of them does nothing, and clearenv puts them back. Not
+ * async-signal-safe, like the functions they replace.
+ */
+#define _GNU_SOURCE
+#include "shim.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_jail_var(const char *name, size_t n)
+{
+	return (n == 10 && strncmp(name, "LD_PRELOAD", 10) == 0) || (n > 5 && strncmp(name, "JAIL_", 5) == 0);
+}
+
+typedef int (*setenv_fn)(const char *, const char *, int);
+
+/* LD_PRELOAD=VALUE: kept with the shim first. */
+static int set_preload(const char *value, int overwrite)
+{
+	const struct jail_config *c = jail_config();
+	char buf[8192];
+	size_t sl = strlen(c->shim_path), vl = value ? strlen(value) : 0;
+	if (sl + vl + 2 > sizeof(buf))
+		return 0;
+	memcpy(buf, c->shim_path, sl + 1);
+	if (vl && !(strncmp(value, c->shim_path, sl) == 0 && (value[sl] == '\0' || value[sl] == ':'))) {
+		buf[sl] = ':';
+		memcpy(buf + sl + 1, value, vl + 1);
+	} else if (vl) {
+		memcpy(buf, value, vl + 1);
+	}
+	return ((setenv_fn)jail_real(JAIL_ID_setenv))("LD_PRELOAD", buf, overwrite);
+}
+
+JAIL_EXPORT int setenv(const char *name, const char *value, int overwrite)
+{
+	if (name && is_jail_var(name, strlen(name)))
+		return strcmp(name, "LD_PRELOAD") == 0 ? set_preload(value, overwrite) : 0;
+	return ((setenv_fn)jail_real(JAIL_ID_setenv))(name, value, overwrite);
+}
+
+JAIL_EXPORT int unsetenv(const char *name)
+{
+	if (name && is_jail_var(name, strlen(name)))
+		return 0;
+	return ((int (*)(const char *))jail_real(JAIL_ID_unsetenv))(name);
+}
+
+JAIL_EXPORT int putenv(char *string)
+{
+	const char *eq = string ? strchr(string, '=') : NULL;
+	size_t n = eq ? (size_t)(eq - string) : (string ? strlen(string) : 0);
+	if (string && is_jail_var(string, n))
+		return (eq && n == 10) ? set_preload(eq + 1, 1) : 0;
+	return ((int (*)(char *))jail_real(JAIL_ID_putenv))(string);
+}
+
+/* The jail's "NAME=value" strings, put back after the rest is cleared. */
+static void restore(const char *entry)
+{
+	const char *eq = entry ? strchr(entry, '=') : NULL;
+	char name[64];
+	if (!eq || (size_t)(eq - entry) >= sizeof(name))
+		return;
+	memcpy(name, entry, (size_t)(eq - entry));
+	name[eq - entry] = '\0';
+	((setenv_fn)jail_real(JAIL_ID_setenv))(name, eq + 1, 1);
+}
+
+JAIL_EXPORT int clearenv(void)
+{
+	const struct jail_config *c = jail_config();
+	int rc = ((int (*)(void))jail_real(JAIL_ID_clearenv))();
+	set_preload(NULL, 1);
+	const char *keep[] = {c->env_shim, c->env_cwd, c->env_blob, c->env_policy, c->env_home, c->env_tmp, c->env_quiet,
+	                      c->env_tally};
+	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+		restore(keep[i]);
+	return rc;
+}
