@@ -82,7 +82,7 @@ void jail_put_json(struct jail_buf *b, const char *s)
  * signal stack, and an escaped path can take six bytes per byte. */
 #define LOG_LINE_MAX (8 * PATH_MAX)
 
-static void log_line(const char *log, const char *op, enum jail_access a, const char *given, const char *resolved,
+static void log_line(const char *log, const char *op, const char *access, const char *given, const char *resolved,
                      const char *decision, const char *rule)
 {
 	char *line = jail_os_mmap(NULL, LOG_LINE_MAX, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -104,7 +104,7 @@ static void log_line(const char *log, const char *op, enum jail_access a, const 
 	jail_put(&b, ",\"operation\":");
 	jail_put_json(&b, op);
 	jail_put(&b, ",\"access\":");
-	jail_put_json(&b, jail_access_name(a));
+	jail_put_json(&b, access);
 	jail_put(&b, ",\"path\":");
 	jail_put_json(&b, given);
 	jail_put(&b, ",\"resolved\":");
@@ -160,7 +160,7 @@ static void report(const struct jail_policy *p, const char *verb, enum jail_acce
 	tally(c);
 	const char *log = p ? jail_policy_log(p) : NULL;
 	if (log)
-		log_line(log, op, a, r->given[0] ? r->given : r->path, r->path, verb, why);
+		log_line(log, op, jail_access_name(a), r->given[0] ? r->given : r->path, r->path, verb, why);
 }
 
 static int is_protected(const struct jail_config *c, const char *path)
@@ -195,9 +195,13 @@ int jail_refuse(const char *op, const char *path, const char *why)
 	jail_put(&m, " (");
 	jail_put(&m, why);
 	jail_put(&m, ")\n");
-	if (!jail_config()->quiet)
+	const struct jail_config *c = jail_config();
+	if (!c->quiet)
 		jail_os_write(2, m.b, m.n);
-	tally(jail_config());
+	tally(c);
+	const char *log = jail_policy_log(c->layer[0]);
+	if (log)
+		log_line(log, op, "-", path, path, "refused", why);
 	return -EACCES;
 }
 

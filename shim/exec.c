@@ -161,9 +161,16 @@ static int shebang(const char *buf, long n, char *out, size_t outsz)
 	return 0;
 }
 
-/* Whether the preload can follow this ELF file: 0, or a refusal. */
-static int elf_followable(int fd, const unsigned char *buf, long n, const char *path, const char *op)
+/* Whether the preload can follow this ELF file: 0, or a refusal. It must be
+ * of this machine and class, and be loaded by the system's dynamic loader
+ * (the one that loaded this process, which honours LD_PRELOAD): a static
+ * program, or one whose PT_INTERP names another loader, would run without
+ * the shim. The loader itself may run (ldd does): it preloads the shim into
+ * the program it loads. */
+static int elf_followable(int fd, const unsigned char *buf, long n, const struct stat *st, const char *path,
+                          const char *op)
 {
+	const struct jail_config *c = jail_config();
 	if (n < (long)sizeof(Elf64_Ehdr) || buf[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32))
 		return jail_refuse(op, path, "an ELF file of another class: the jail's library cannot load into it");
 	const Elf64_Ehdr *eh = (const void *)buf;
@@ -177,65 +184,84 @@ static int elf_followable(int fd, const unsigned char *buf, long n, const char *
 		size_t want = (size_t)k * sizeof(Elf64_Phdr);
 		if (jail_os_pread(fd, ph, want, (long)(eh->e_phoff + (Elf64_Off)i * sizeof(Elf64_Phdr))) != (long)want)
 			return jail_refuse(op, path, "an ELF file the jail cannot inspect");
-		for (int j = 0; j < k; j++)
-			if (ph[j].p_type == PT_INTERP)
-				return 0;
+		for (int j = 0; j < k; j++) {
+			if (ph[j].p_type != PT_INTERP)
+				continue;
+			char interp[256];
+			struct stat ist;
+			size_t len = ph[j].p_filesz < sizeof(interp) ? ph[j].p_filesz : sizeof(interp) - 1;
+			if (jail_os_pread(fd, interp, len, (long)ph[j].p_offset) != (long)len)
+				return jail_refuse(op, path, "an ELF file the jail cannot inspect");
+			interp[len] = '\0';
+			if (jail_os_fstatat(AT_FDCWD, interp, &ist, 0) != 0 || ist.st_dev != c->loader_dev ||
+			    ist.st_ino != c->loader_ino)
+				return jail_refuse(op, path,
+				                   "its program interpreter is not the system's dynamic loader: the jail cannot "
+				                   "follow it");
+			return 0;
+		}
 	}
+	if (st->st_dev == c->loader_dev && st->st_ino == c->loader_ino)
+		return 0; /* the dynamic loader run directly */
 	return jail_refuse(op, path, "statically linked: the jail cannot follow it");
 }
 
-static int check_program(const struct jail_resolved *r, const char *op, int depth);
-
-static int inspect(const char *path, const char *op, int depth)
+/* Inspects the program at r->path. Returns 0 when it may run, 1 when it is a
+ * #! script whose interpreter has been resolved (and allowed) into *r, or a
+ * refusal. */
+static int inspect_one(struct jail_resolved *r, const char *op)
 {
 	unsigned char buf[256];
+	char interp[PATH_MAX];
 	struct stat st;
-	long fd = jail_os_open_checked(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
-	if (fd == -ENOSYS)
-		fd = jail_os_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
-	if (fd < 0)
-		return fd == -ENOENT || fd == -ENOTDIR ? (int)fd
-		                                       : jail_refuse(op, path, "the jail cannot read it to inspect it");
-	int rc = 0;
-	long n = jail_os_fstat((int)fd, &st) == 0 ? jail_os_pread((int)fd, buf, sizeof(buf), 0) : -1;
-	if (n < 0) {
-		rc = jail_refuse(op, path, "the jail cannot read it to inspect it");
-	} else if (S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) && (st.st_mode & 0111)) {
-		rc = jail_refuse(op, path, "setuid/setgid: the jail cannot follow it");
-	} else if (n >= 4 && memcmp(buf, ELFMAG, SELFMAG) == 0) {
-		rc = elf_followable((int)fd, buf, n, path, op);
-	} else if (n >= 2 && buf[0] == '#' && buf[1] == '!') {
-		char interp[PATH_MAX];
-		if (shebang((const char *)buf, n, interp, sizeof(interp)) == 0) {
-			struct jail_resolved ir;
-			rc = depth >= MAX_INTERP_DEPTH ? -ELOOP
-			                               : jail_check_path(AT_FDCWD, interp, JAIL_EXEC, 0, op, &ir);
-			if (rc == 0)
-				rc = check_program(&ir, op, depth + 1);
-		}
-	}
-	jail_os_close((int)fd);
-	return rc;
-}
-
-static int check_program(const struct jail_resolved *r, const char *op, int depth)
-{
 	if (r->kind != JAIL_OBJ_PATH)
 		return jail_refuse(op, r->path, "an anonymous file cannot be executed in the jail");
 	if (r->deleted)
 		return jail_refuse(op, r->path, "a deleted file cannot be executed in the jail");
-	return inspect(r->path, op, depth);
+	long fd = jail_os_open_checked(AT_FDCWD, r->path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+	if (fd == -ENOSYS)
+		fd = jail_os_openat(AT_FDCWD, r->path, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0);
+	if (fd < 0)
+		return fd == -ENOENT || fd == -ENOTDIR ? (int)fd
+		                                       : jail_refuse(op, r->path, "the jail cannot read it to inspect it");
+	int rc = 0;
+	long n = jail_os_fstat((int)fd, &st) == 0 ? jail_os_pread((int)fd, buf, sizeof(buf), 0) : -1;
+	if (n < 0)
+		rc = jail_refuse(op, r->path, "the jail cannot read it to inspect it");
+	else if (S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) && (st.st_mode & 0111))
+		rc = jail_refuse(op, r->path, "setuid/setgid: the jail cannot follow it");
+	else if (jail_os_fgetxattr((int)fd, "security.capability", NULL, 0) >= 0)
+		rc = jail_refuse(op, r->path, "it has file capabilities: the loader would ignore the jail's library");
+	else if (n >= 4 && memcmp(buf, ELFMAG, SELFMAG) == 0)
+		rc = elf_followable((int)fd, buf, n, &st, r->path, op);
+	else if (n >= 2 && buf[0] == '#' && buf[1] == '!' && shebang((const char *)buf, n, interp, sizeof(interp)) == 0)
+		rc = 1;
+	jail_os_close((int)fd);
+	if (rc == 1) {
+		rc = jail_check_path(AT_FDCWD, interp, JAIL_EXEC, 0, op, r);
+		return rc ? rc : 1;
+	}
+	return rc;
 }
 
 int jail_check_exec(int dirfd, const char *path, int flags, const char *op)
 {
 	struct jail_resolved r;
+	struct stat st;
 	unsigned rf = ((flags & AT_SYMLINK_NOFOLLOW) ? JAIL_RES_NOFOLLOW : 0) |
 	              ((flags & AT_EMPTY_PATH) ? JAIL_RES_EMPTY_PATH : 0);
 	int rc = jail_check_path(dirfd, path, JAIL_EXEC, rf, op, &r);
-	if (rc)
-		return rc;
-	return check_program(&r, op, 0);
+	/* the child must find the shim where LD_PRELOAD says, or it runs unjailed */
+	if (rc == 0 && jail_os_fstatat(AT_FDCWD, jail_config()->shim_path, &st, 0) != 0)
+		return jail_refuse(op, path, "the jail's library is gone from where children would load it");
+	/* a #! chain, interpreter by interpreter, to four levels as the kernel */
+	for (int depth = 0; rc == 0; depth++) {
+		rc = inspect_one(&r, op);
+		if (rc != 1)
+			return rc;
+		rc = depth < MAX_INTERP_DEPTH ? 0 : -ELOOP;
+	}
+	return rc;
 }
 
 /* ---- PATH search, as execvp(3) does it ---- */

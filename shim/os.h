@@ -36,6 +36,7 @@ long jail_os_fstatat(int dirfd, const char *path, struct stat *st, int nofollow)
 long jail_os_fstat(int fd, struct stat *st);
 long jail_os_getfl(int fd); /* fcntl(F_GETFL) */
 long jail_os_getdents64(int fd, void *buf, size_t n);
+long jail_os_fgetxattr(int fd, const char *name, void *value, size_t size);
 
 /* openat2(2) with RESOLVE_NO_SYMLINKS and the caller's own open flags and
  * mode: opens exactly a path that was checked, or fails with ELOOP when a

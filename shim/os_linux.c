@@ -151,6 +151,11 @@ long jail_os_getdents64(int fd, void *buf, size_t n)
 	return SYS(SYS_getdents64, fd, buf, n, 0);
 }
 
+long jail_os_fgetxattr(int fd, const char *name, void *value, size_t size)
+{
+	return SYS(SYS_fgetxattr, fd, name, value, size);
+}
+
 long jail_os_close(int fd)
 {
 	return SYS(SYS_close, fd, 0, 0, 0);

@@ -48,6 +48,7 @@ struct jail_config {
 	const char *env_blob, *env_policy, *env_cwd, *env_shim, *env_quiet, *env_tally, *env_home, *env_tmp;
 	int quiet;
 	const char *tally;
+	unsigned long long loader_dev, loader_ino; /* the dynamic loader that loaded this process */
 	const char *blob_list; /* the value of JAIL_BLOB, for the nesting check */
 	const char *shim_path;
 };

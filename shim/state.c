@@ -24,6 +24,7 @@
 #include "os.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -284,6 +285,19 @@ static const char *shim_path(struct arena *a)
 	fatal("cannot find the path of libjail.so (set ", JAIL_ENV_SHIM, ")");
 }
 
+/* The dynamic loader that loaded this process (it defines _r_debug): the
+ * only program interpreter known to honour LD_PRELOAD. */
+static void find_loader(struct jail_config *c)
+{
+	Dl_info info;
+	struct stat st;
+	if (dladdr((void *)&_r_debug, &info) && info.dli_fname &&
+	    jail_os_fstatat(AT_FDCWD, info.dli_fname, &st, 0) == 0) {
+		c->loader_dev = st.st_dev;
+		c->loader_ino = st.st_ino;
+	}
+}
+
 static struct jail_config *load(void)
 {
 	void *m = jail_os_mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -306,6 +320,7 @@ static struct jail_config *load(void)
 		fatal(c->shim_path, ": the jail cannot preload its library from a path with a space, tab or colon", NULL);
 	c->env_shim = arena_dup(&a, JAIL_ENV_SHIM "=", c->shim_path);
 	protect(c, &a, c->shim_path);
+	find_loader(c);
 
 	const char *quiet = env(JAIL_ENV_QUIET), *tally = env(JAIL_ENV_TALLY);
 	if (quiet && strcmp(quiet, "1") == 0) {
