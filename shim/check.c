@@ -250,11 +250,9 @@ int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const
 	return 0;
 }
 
-int jail_check_path(int dirfd, const char *path, enum jail_access a, unsigned rflags, const char *op,
-                    struct jail_resolved *out)
+static int check_into(int dirfd, const char *path, enum jail_access a, unsigned rflags, const char *op,
+                      struct jail_resolved *r)
 {
-	struct jail_resolved local;
-	struct jail_resolved *r = out ? out : &local;
 	if (path == NULL)
 		return 0; /* the kernel answers EFAULT (or, for *at, acts on dirfd) */
 	int rc = jail_resolve(dirfd, path, rflags, r);
@@ -262,6 +260,21 @@ int jail_check_path(int dirfd, const char *path, enum jail_access a, unsigned rf
 		return rc; /* nothing to decide on (a bad dirfd, say): the kernel's error */
 	int d = jail_check_resolved(r, a, op);
 	return d ? d : rc;
+}
+
+/* Kept apart so the 8 KiB resolution is on the stack only when the caller
+ * did not bring one. */
+__attribute__((noinline)) static int check_local(int dirfd, const char *path, enum jail_access a, unsigned rflags,
+                                                 const char *op)
+{
+	struct jail_resolved local;
+	return check_into(dirfd, path, a, rflags, op, &local);
+}
+
+int jail_check_path(int dirfd, const char *path, enum jail_access a, unsigned rflags, const char *op,
+                    struct jail_resolved *out)
+{
+	return out ? check_into(dirfd, path, a, rflags, op, out) : check_local(dirfd, path, a, rflags, op);
 }
 
 int jail_check_unix(const void *addr, unsigned len, unsigned rflags, const char *op)

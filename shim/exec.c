@@ -102,11 +102,15 @@ int jail_env_build(char *const envp[], struct jail_env *out)
 		if (has_name(*e, "LD_PRELOAD"))
 			preload_len += strlen(*e);
 	size_t len = (n + 12) * sizeof(char *) + preload_len;
-	len = (len + 4095) & ~(size_t)4095;
-	void *m = jail_os_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (m == MAP_FAILED)
-		return -ENOMEM;
-	char **v = m;
+	void *m = NULL;
+	char **v = (char **)(void *)out->inline_buf;
+	if (len > sizeof(out->inline_buf)) { /* a large environment: mapped (and leaked by a vfork child's exec) */
+		len = (len + 4095) & ~(size_t)4095;
+		m = jail_os_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return -ENOMEM;
+		v = m;
+	}
 	char *strings = (char *)(v + n + 12);
 	size_t k = 0;
 	for (char *const *e = src; e && *e; e++)

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -190,11 +191,16 @@ JAIL_EXPORT int execlp(const char *file, const char *arg, ...)
 
 /* ---- posix_spawn ---- */
 
+static int recheck_actions(const posix_spawn_file_actions_t *fa, const char *path, const char *op);
+
 static int spawn_checked(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
                          const posix_spawnattr_t *attr, char *const argv[], char *const envp[], const char *op)
 {
 	struct jail_env e;
-	int rc = jail_check_exec(AT_FDCWD, path, 0, op);
+	int rc = recheck_actions(fa, path, op);
+	if (rc)
+		return rc;
+	rc = jail_check_exec(AT_FDCWD, path, 0, op);
 	if (rc || (rc = jail_env_build(envp, &e)) != 0)
 		return -rc;
 	rc = ((spawn_fn)jail_real(JAIL_ID_posix_spawn))(pid, path, fa, attr, argv, e.envp);
@@ -235,18 +241,140 @@ JAIL_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_fil
 	return spawn_checked(pid, path, fa, attr, argv, envp, "posix_spawnp");
 }
 
-/* The spawned child opens these files inside glibc, before exec and past
- * every hook: decide when the action is added (glibc keeps a copy of the
- * path). Returns an error number, as the posix_spawn_file_actions family does. */
-JAIL_EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd, const char *path, int flags,
-                                                 mode_t mode)
+/* ---- posix_spawn file actions ----
+ * The spawned child opens files and changes directory inside glibc, before
+ * exec and past every hook. So the actions are noted as they are added: an
+ * open is decided then, and again just before the spawn (a directory on its
+ * path may have become a symlink meanwhile); after a chdir action, relative
+ * opens and a relative program cannot be checked and are refused. What the
+ * child does between the second check and its open is the window that
+ * remains. */
+#define MAX_FA 64
+#define MAX_FA_OPENS 16
+
+struct fa_open {
+	int flags;
+	char path[PATH_MAX];
+};
+
+static struct fa_note {
+	_Atomic(const posix_spawn_file_actions_t *) fa;
+	int chdir;
+	int nopens;
+	struct fa_open *opens; /* mapped: MAX_FA_OPENS entries */
+} notes[MAX_FA];
+
+static struct fa_note *note_of(const posix_spawn_file_actions_t *fa, int create)
+{
+	for (int i = 0; fa && i < MAX_FA; i++)
+		if (atomic_load(&notes[i].fa) == fa)
+			return &notes[i];
+	for (int i = 0; create && fa && i < MAX_FA; i++) {
+		const posix_spawn_file_actions_t *expected = NULL;
+		if (atomic_compare_exchange_strong(&notes[i].fa, &expected, fa)) {
+			notes[i].chdir = notes[i].nopens = 0;
+			return &notes[i];
+		}
+	}
+	return NULL;
+}
+
+static void note_drop(const posix_spawn_file_actions_t *fa)
+{
+	struct fa_note *n = note_of(fa, 0);
+	if (!n)
+		return;
+	if (n->opens)
+		jail_os_munmap(n->opens, MAX_FA_OPENS * sizeof(struct fa_open));
+	n->opens = NULL;
+	n->nopens = n->chdir = 0;
+	atomic_store(&n->fa, NULL);
+}
+
+static int check_spawn_open(const char *path, int flags)
 {
 	int rc = jail_check_path(AT_FDCWD, path, jail_open_access(flags), (flags & O_NOFOLLOW) ? JAIL_RES_NOFOLLOW : 0,
 	                         "posix_spawn_file_actions_addopen", NULL);
-	if (rc == -EACCES)
-		return EACCES; /* other errors are the child's to meet when it opens the path */
+	return rc == -EACCES ? EACCES : 0; /* other errors are the child's to meet when it opens the path */
+}
+
+/* The file actions' opens, decided again just before the spawn. */
+static int recheck_actions(const posix_spawn_file_actions_t *fa, const char *path, const char *op)
+{
+	struct fa_note *n = note_of(fa, 0);
+	if (!n)
+		return 0;
+	if (n->chdir && path[0] != '/') {
+		jail_refuse(op, path, "a relative program after a chdir in the spawn's file actions cannot be checked");
+		return EACCES;
+	}
+	for (int i = 0; i < n->nopens; i++) {
+		int rc = check_spawn_open(n->opens[i].path, n->opens[i].flags);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+JAIL_EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t *fa, int fd, const char *path, int flags,
+                                                 mode_t mode)
+{
+	struct fa_note *n = note_of(fa, 1);
+	if (!n || (n->chdir && path[0] != '/') || n->nopens == MAX_FA_OPENS) {
+		jail_refuse("posix_spawn_file_actions_addopen", path,
+		            n ? "a relative path after a chdir action, or too many opens, cannot be checked"
+		              : "too many file actions in use to check");
+		return EACCES;
+	}
+	int rc = check_spawn_open(path, flags);
+	if (rc)
+		return rc;
+	if (!n->opens) {
+		void *m = jail_os_mmap(NULL, MAX_FA_OPENS * sizeof(struct fa_open), PROT_READ | PROT_WRITE,
+		                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return ENOMEM;
+		n->opens = m;
+	}
+	if (strlen(path) >= PATH_MAX)
+		return ENAMETOOLONG;
+	n->opens[n->nopens].flags = flags;
+	memcpy(n->opens[n->nopens].path, path, strlen(path) + 1);
+	n->nopens++;
 	return ((int (*)(posix_spawn_file_actions_t *, int, const char *, int, mode_t))jail_real(
 	    JAIL_ID_posix_spawn_file_actions_addopen))(fa, fd, path, flags, mode);
+}
+
+JAIL_EXPORT int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *fa, const char *path)
+{
+	struct fa_note *n = note_of(fa, 1);
+	if (!n)
+		return EACCES;
+	n->chdir = 1;
+	return ((int (*)(posix_spawn_file_actions_t *, const char *))jail_real(
+	    JAIL_ID_posix_spawn_file_actions_addchdir_np))(fa, path);
+}
+
+JAIL_EXPORT int posix_spawn_file_actions_addfchdir_np(posix_spawn_file_actions_t *fa, int fd)
+{
+	struct fa_note *n = note_of(fa, 1);
+	if (!n)
+		return EACCES;
+	n->chdir = 1;
+	return ((int (*)(posix_spawn_file_actions_t *, int))jail_real(JAIL_ID_posix_spawn_file_actions_addfchdir_np))(
+	    fa, fd);
+}
+
+JAIL_EXPORT int posix_spawn_file_actions_init(posix_spawn_file_actions_t *fa)
+{
+	note_drop(fa); /* memory reused without destroy must not inherit old notes */
+	return ((int (*)(posix_spawn_file_actions_t *))jail_real(JAIL_ID_posix_spawn_file_actions_init))(fa);
+}
+
+JAIL_EXPORT int posix_spawn_file_actions_destroy(posix_spawn_file_actions_t *fa)
+{
+	note_drop(fa);
+	return ((int (*)(posix_spawn_file_actions_t *))jail_real(JAIL_ID_posix_spawn_file_actions_destroy))(fa);
 }
 
 /* Attaching to a process (strace -p, gdb -p) reaches out of the jail: the
@@ -276,9 +404,37 @@ static int spawn_shell(pid_t *pid, const char *command, const posix_spawn_file_a
 	return spawn_checked(pid, SHELL, fa, attr, argv, environ, op);
 }
 
+/* Concurrent system() calls share one saving of SIGINT and SIGQUIT: the
+ * first ignores them, the last restores them (as glibc does). */
+static pthread_mutex_t system_lock = PTHREAD_MUTEX_INITIALIZER;
+static int system_users;
+static struct sigaction saved_int, saved_quit;
+
+static void system_enter(void)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+	sigemptyset(&ign.sa_mask);
+	pthread_mutex_lock(&system_lock);
+	if (system_users++ == 0) {
+		sigaction(SIGINT, &ign, &saved_int);
+		sigaction(SIGQUIT, &ign, &saved_quit);
+	}
+	pthread_mutex_unlock(&system_lock);
+}
+
+static void system_leave(void)
+{
+	pthread_mutex_lock(&system_lock);
+	if (--system_users == 0) {
+		sigaction(SIGINT, &saved_int, NULL);
+		sigaction(SIGQUIT, &saved_quit, NULL);
+	}
+	pthread_mutex_unlock(&system_lock);
+}
+
 JAIL_EXPORT int system(const char *command)
 {
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+	struct sigaction old_int, old_quit;
 	sigset_t chld, old_mask, defaults;
 	posix_spawnattr_t attr;
 	pid_t pid;
@@ -286,9 +442,9 @@ JAIL_EXPORT int system(const char *command)
 
 	if (command == NULL) /* is a shell available? */
 		return jail_check_exec(AT_FDCWD, SHELL, 0, "system") == 0;
-	sigemptyset(&ign.sa_mask);
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
+	system_enter();
+	old_int = saved_int;
+	old_quit = saved_quit;
 	sigemptyset(&chld);
 	sigaddset(&chld, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &chld, &old_mask);
@@ -309,8 +465,7 @@ JAIL_EXPORT int system(const char *command)
 	} else {
 		status = 127 << 8; /* as if the shell could not run: what glibc reports */
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
+	system_leave();
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	if (rc != 0)
 		errno = rc;
@@ -341,6 +496,12 @@ JAIL_EXPORT FILE *popen(const char *command, const char *type)
 	int parent_end = reading ? fds[0] : fds[1], child_end = reading ? fds[1] : fds[0];
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, child_end, reading ? 1 : 0);
+	/* as POSIX asks: a popen child does not keep earlier popen streams open */
+	for (int i = 0; i < MAX_POPEN; i++) {
+		FILE *other = atomic_load(&popened[i].f);
+		if (other)
+			posix_spawn_file_actions_addclose(&fa, fileno(other));
+	}
 	int rc = spawn_shell(&pid, command, &fa, NULL, "popen");
 	posix_spawn_file_actions_destroy(&fa);
 	close(child_end);

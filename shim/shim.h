@@ -113,11 +113,14 @@ enum jail_hook_id {
 
 /* exec.c: an environment for a child: the caller's envp (or environ when
  * NULL) with the jail's variables forced and the shim first in LD_PRELOAD.
- * Built in memory mapped for the purpose; jail_env_free() unmaps it. */
+ * Built in the struct itself (on the caller's stack: a vfork child's exec
+ * then leaves nothing behind in the parent), or mapped when larger;
+ * jail_env_free() unmaps it. */
 struct jail_env {
 	char **envp;
 	void *map;
 	size_t maplen;
+	_Alignas(void *) char inline_buf[8192];
 };
 int jail_env_build(char *const envp[], struct jail_env *out);
 void jail_env_free(struct jail_env *e);

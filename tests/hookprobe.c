@@ -436,6 +436,26 @@ static int run(int argc, char **argv)
 		printf("exit %d\n", WEXITSTATUS(status));
 		return 0;
 	}
+	if (IS("spawn-chdir-open") || IS("spawn-chdir-exec")) { /* chdir to A, then open B or run B */
+		posix_spawn_file_actions_t fa;
+		posix_spawn_file_actions_init(&fa);
+		int rc = posix_spawn_file_actions_addchdir_np(&fa, a);
+		if (rc == 0 && IS("spawn-chdir-open"))
+			rc = posix_spawn_file_actions_addopen(&fa, 1, b, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		if (rc == 0) {
+			char *sargv[] = {(char *)"echo", (char *)"x", NULL};
+			rc = posix_spawn(&pid, IS("spawn-chdir-open") ? "/bin/echo" : b, &fa, NULL, sargv, environ);
+		}
+		posix_spawn_file_actions_destroy(&fa);
+		if (rc) {
+			errno = rc;
+			return report(-1);
+		}
+		int status;
+		waitpid(pid, &status, 0);
+		printf("exit %d\n", WEXITSTATUS(status));
+		return 0;
+	}
 	if (IS("system")) {
 		int status = system(joined);
 		printf("exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);

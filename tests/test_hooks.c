@@ -340,6 +340,8 @@ static const struct row rows[] = {
     {"posix_spawnp echo hi", "hi", 0, NULL, NULL},
     {"spawn-redirect @/out/spawned /bin/echo hi", "err EACCES", SAME, NULL, "@/out/spawned"},
     {"spawn-redirect @/in/spawned /bin/echo hi", "exit 0", 0, "@/in/spawned", NULL},
+    {"spawn-chdir-open @/out target", "err EACCES", SAME, NULL, NULL},
+    {"spawn-chdir-exec @/out ./echo", "err EACCES", SAME, NULL, NULL},
     {"system true", "exit 0", 0, NULL, NULL},
     {"system @/out/echo", "exit 126", SAME, NULL, NULL},
     {"popen echo piped", "exit 0 piped", 0, NULL, NULL},
