@@ -158,6 +158,13 @@ static int cmd_check(const struct jail_policy *p)
 static int cmd_print(const struct jail_policy *p)
 {
 	const char *log = jail_policy_log(p);
+	for (uint32_t i = 0; i < jail_policy_file_count(p); i++)
+		if (strcmp(jail_policy_file(p, i), "<default>") == 0) {
+			printf("# ---- the built-in default policy (include default), with why each rule is there ----\n%s\n",
+			       jail_default_policy_text);
+			break;
+		}
+	printf("# ---- the effective rules, each with the FILE:LINE:COLUMN it came from ----\n");
 	printf("# mode %s\n", jail_policy_mode(p) == JAIL_MODE_AUDIT ? "audit" : "enforce");
 	if (log)
 		printf("# log %s\n", log);
