@@ -94,14 +94,7 @@ static int jail_check_mmsg(const struct mmsghdr *v, unsigned int n, const char *
 #define LINKAT(f) ((((f) & AT_SYMLINK_FOLLOW) ? 0u : NOF) | (((f) & AT_EMPTY_PATH) ? JAIL_RES_EMPTY_PATH : 0u))
 #define P(d, p, a, rf) jail_check_path((d), (p), (a), (rf), jail_op, NULL)
 #define F(fd, a) jail_check_fd((fd), (a), jail_op)
-/* glibc's headers mark some path parameters nonnull that callers may pass
- * as NULL; hide the pointer from the optimizer before testing it. */
-static inline const char *launder(const char *p)
-{
-	__asm__("" : "+r"(p));
-	return p;
-}
-#define PF(d, p, a, rf) (launder(p) ? P(d, p, a, rf) : F(d, a))
+#define PF(d, p, a, rf) (jail_launder(p) ? P(d, p, a, rf) : F(d, a))
 #define REFUSE(p, why) jail_refuse(jail_op, (p) ? (p) : "", (why))
 #define MODE_ACCESS(m) (jail_mode_writes(m) ? JAIL_WRITE : JAIL_READ)
 #define MMSG(v, n) jail_check_mmsg((v), (n), jail_op)

@@ -44,23 +44,24 @@ static int set_preload(const char *value, int overwrite)
 
 JAIL_EXPORT int setenv(const char *name, const char *value, int overwrite)
 {
-	if (name && is_jail_var(name, strlen(name)))
+	if (jail_launder(name) && is_jail_var(name, strlen(name)))
 		return strcmp(name, "LD_PRELOAD") == 0 ? set_preload(value, overwrite) : 0;
 	return ((setenv_fn)jail_real(JAIL_ID_setenv))(name, value, overwrite);
 }
 
 JAIL_EXPORT int unsetenv(const char *name)
 {
-	if (name && is_jail_var(name, strlen(name)))
+	if (jail_launder(name) && is_jail_var(name, strlen(name)))
 		return 0;
 	return ((int (*)(const char *))jail_real(JAIL_ID_unsetenv))(name);
 }
 
 JAIL_EXPORT int putenv(char *string)
 {
-	const char *eq = string ? strchr(string, '=') : NULL;
-	size_t n = eq ? (size_t)(eq - string) : (string ? strlen(string) : 0);
-	if (string && is_jail_var(string, n))
+	const char *s = jail_launder(string);
+	const char *eq = s ? strchr(s, '=') : NULL;
+	size_t n = eq ? (size_t)(eq - s) : (s ? strlen(s) : 0);
+	if (s && is_jail_var(s, n))
 		return (eq && n == 10) ? set_preload(eq + 1, 1) : 0;
 	return ((int (*)(char *))jail_real(JAIL_ID_putenv))(string);
 }
