@@ -404,31 +404,41 @@ static int empty_path(int dirfd, struct jail_resolved *out)
 	return 0;
 }
 
-int jail_resolve(int dirfd, const char *path, unsigned flags, struct jail_resolved *out)
+/* What both routes begin with: *out reset; for a relative path the base
+ * directory in out->path (its length in *blen); the lexical form in
+ * out->given. 0, -errno, or 1 for an empty path. */
+static int begin(int dirfd, const char *path, size_t plen, struct jail_resolved *out, long *blen)
 {
-	struct walker k = {.res = out->path, .flags = flags, .out = out};
-	size_t plen = strlen(path);
-	long blen = 0;
-	int rc;
-
 	out->kind = JAIL_OBJ_PATH;
 	out->exists = 0;
 	out->deleted = 0;
 	out->links = 0;
 	out->own_fd = -1;
 	out->path[0] = out->given[0] = '\0';
+	*blen = 0;
 	if (plen == 0)
-		return (flags & JAIL_RES_EMPTY_PATH) ? empty_path(dirfd, out) : -ENOENT;
+		return 1;
 	if (plen >= PATH_MAX)
 		return -ENAMETOOLONG;
 	if (path[0] != '/') {
-		blen = base_dir(dirfd, out->path, sizeof(out->path), out);
-		if (blen < 0) {
+		*blen = base_dir(dirfd, out->path, sizeof(out->path), out);
+		if (*blen < 0) {
 			out->path[0] = '\0';
-			return (int)blen;
+			return (int)*blen;
 		}
 	}
-	if ((rc = make_given(out->path, (size_t)blen, path, out)) != 0)
+	return make_given(out->path, (size_t)*blen, path, out);
+}
+
+int jail_resolve(int dirfd, const char *path, unsigned flags, struct jail_resolved *out)
+{
+	struct walker k = {.res = out->path, .flags = flags, .out = out};
+	size_t plen = strlen(path);
+	long blen;
+	int rc = begin(dirfd, path, plen, out, &blen);
+	if (rc == 1)
+		return (flags & JAIL_RES_EMPTY_PATH) ? empty_path(dirfd, out) : -ENOENT;
+	if (rc)
 		return rc;
 	if (!(flags & JAIL_RES_SLOW) && !out->deleted && fast(&k, dirfd, path, plen)) {
 		memcpy(out->path, out->given, strlen(out->given) + 1);
@@ -441,28 +451,12 @@ int jail_resolve(int dirfd, const char *path, unsigned flags, struct jail_resolv
 
 int jail_resolve_lexical(int dirfd, const char *path, struct jail_resolved *out)
 {
-	long blen = 0;
-	int rc;
-	out->kind = JAIL_OBJ_PATH;
-	out->exists = 0;
-	out->deleted = 0;
-	out->links = 0;
-	out->own_fd = -1;
-	out->path[0] = out->given[0] = '\0';
-	size_t plen = strlen(path);
-	if (plen == 0)
-		return 1;
-	if (plen >= PATH_MAX)
-		return -ENAMETOOLONG;
-	if (path[0] != '/') {
-		blen = base_dir(dirfd, out->path, sizeof(out->path), out);
-		if (blen < 0 || out->deleted) {
-			out->path[0] = '\0';
-			return blen < 0 ? (int)blen : 1;
-		}
-	}
-	if ((rc = make_given(out->path, (size_t)blen, path, out)) != 0)
+	long blen;
+	int rc = begin(dirfd, path, strlen(path), out, &blen);
+	if (rc)
 		return rc;
+	if (out->deleted)
+		return 1;
 	memcpy(out->path, out->given, strlen(out->given) + 1);
 	return 0;
 }
