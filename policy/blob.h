@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #define JAIL_BLOB_MAGIC "JAILPOL"
-#define JAIL_BLOB_VERSION 1u
+#define JAIL_BLOB_VERSION 2u
 
 /* access bit index in term[]: read, write, exec */
 enum { JAIL_AX_READ = 0, JAIL_AX_WRITE = 1, JAIL_AX_EXEC = 2, JAIL_AX_COUNT = 3 };
@@ -37,6 +37,7 @@ struct jail_blob_hdr {
 	uint32_t size;     /* whole blob, header included */
 	uint32_t checksum; /* FNV-1a over the bytes after the header */
 	uint32_t mode;     /* enum jail_mode */
+	uint32_t kernel;   /* enum jail_kernel */
 	uint32_t log;      /* string offset of the log path; 0 = none */
 	uint32_t nrules, rules_off;
 	uint32_t nnodes, nodes_off;

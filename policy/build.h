@@ -26,6 +26,7 @@ struct jail_build {
 	char **files;
 	uint32_t nfiles, capfiles;
 	enum jail_mode mode;
+	enum jail_kernel kernel;
 	char *log;
 };
 

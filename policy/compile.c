@@ -453,6 +453,7 @@ static struct jail_policy *assemble(const struct jail_build *b, const struct btr
 	memcpy(h.magic, JAIL_BLOB_MAGIC, sizeof(JAIL_BLOB_MAGIC));
 	h.version = JAIL_BLOB_VERSION;
 	h.mode = b->mode;
+	h.kernel = b->kernel;
 	h.log = b->log ? pool_add(&f->strings, b->log, strlen(b->log), oom) : 0;
 	h.nrules = b->nrules;
 	h.nnodes = t->count;

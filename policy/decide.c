@@ -355,6 +355,11 @@ enum jail_mode jail_policy_mode(const struct jail_policy *p)
 	return p->hdr.mode == JAIL_MODE_AUDIT ? JAIL_MODE_AUDIT : JAIL_MODE_ENFORCE;
 }
 
+enum jail_kernel jail_policy_kernel(const struct jail_policy *p)
+{
+	return p->hdr.kernel <= JAIL_KERNEL_OFF ? (enum jail_kernel)p->hdr.kernel : JAIL_KERNEL_REQUIRE;
+}
+
 const char *jail_policy_log(const struct jail_policy *p)
 {
 	return p->hdr.log ? str(p, p->hdr.log) : NULL;

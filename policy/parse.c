@@ -415,6 +415,19 @@ static int do_mode(struct parser *ps, const struct token *t, uint32_t n)
 	return 0;
 }
 
+static int do_kernel(struct parser *ps, const struct token *t, uint32_t n)
+{
+	static const char *const words[] = {"auto", "require", "off"};
+	if (one_argument(ps, t, n, "'auto', 'require' or 'off'"))
+		return -1;
+	for (int i = 0; i < 3; i++)
+		if (strcmp(t[1].text, words[i]) == 0) {
+			ps->b->kernel = (enum jail_kernel)i;
+			return 0;
+		}
+	return fail(ps, t[1].col, "unknown kernel setting '%s': expected 'auto', 'require' or 'off'", t[1].text);
+}
+
 static int do_log(struct parser *ps, const struct token *t, uint32_t n)
 {
 	char path[PATH_MAX];
@@ -461,7 +474,7 @@ static int directive(struct parser *ps, const struct token *t, uint32_t n, const
 {
 	const char *k = t[0].text;
 	if (t[0].quoted)
-		return fail(ps, t[0].col, "expected a keyword (allow, deny, include, mode or log), not a quoted word");
+		return fail(ps, t[0].col, "expected a keyword (allow, deny, include, mode, log or kernel), not a quoted word");
 	if (strcmp(k, "allow") == 0)
 		return do_rule(ps, JAIL_ALLOW, t, n);
 	if (strcmp(k, "deny") == 0)
@@ -472,7 +485,9 @@ static int directive(struct parser *ps, const struct token *t, uint32_t n, const
 		return do_mode(ps, t, n);
 	if (strcmp(k, "log") == 0)
 		return do_log(ps, t, n);
-	return fail(ps, t[0].col, "unknown keyword '%s': expected allow, deny, include, mode or log", k);
+	if (strcmp(k, "kernel") == 0)
+		return do_kernel(ps, t, n);
+	return fail(ps, t[0].col, "unknown keyword '%s': expected allow, deny, include, mode, log or kernel", k);
 }
 
 static int add_file_name(struct parser *ps, const char *name)

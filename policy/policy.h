@@ -54,6 +54,13 @@ enum jail_mode {
 	JAIL_MODE_AUDIT = 1,
 };
 
+/* `kernel auto | require | off`: whether the kernel layer (Landlock) is used. */
+enum jail_kernel {
+	JAIL_KERNEL_AUTO = 0,
+	JAIL_KERNEL_REQUIRE = 1,
+	JAIL_KERNEL_OFF = 2,
+};
+
 struct jail_decision {
 	enum jail_effect verdict;  /* JAIL_ALLOW or JAIL_DENY, never NONE */
 	enum jail_reason reason;
@@ -152,6 +159,7 @@ struct jail_decision jail_decide2(const struct jail_policy *p, enum jail_access 
                                   const char *resolved, char *which);
 
 enum jail_mode jail_policy_mode(const struct jail_policy *p);
+enum jail_kernel jail_policy_kernel(const struct jail_policy *p);
 const char *jail_policy_log(const struct jail_policy *p); /* NULL when unset */
 
 /* ---- describing rules (for messages, logs and explain) ---- */

@@ -19,6 +19,7 @@
  */
 #define _GNU_SOURCE
 #include "policy.h"
+#include "landlock.h"
 #include "learn.h"
 #include "resolve.h"
 
@@ -28,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define EXIT_DENIED 1
@@ -165,12 +168,15 @@ static int cmd_print(const struct jail_policy *p)
 			break;
 		}
 	printf("# ---- the effective rules, each with the FILE:LINE:COLUMN it came from ----\n");
+	static const char *const kernel[] = {"auto", "require", "off"};
 	printf("# mode %s\n", jail_policy_mode(p) == JAIL_MODE_AUDIT ? "audit" : "enforce");
+	printf("# kernel %s (Landlock ABI %d on this machine)\n", kernel[jail_policy_kernel(p)], jail_landlock_abi());
 	if (log)
 		printf("# log %s\n", log);
 	for (uint32_t i = 0; i < jail_rule_count(p); i++)
-		printf("%-44s # %s:%u:%u -> %s\n", jail_rule_text(p, (int32_t)i), jail_rule_file(p, (int32_t)i),
-		       jail_rule_line(p, (int32_t)i), jail_rule_col(p, (int32_t)i), jail_rule_pattern(p, (int32_t)i));
+		printf("%-44s # %s:%u:%u -> %s [%s]\n", jail_rule_text(p, (int32_t)i), jail_rule_file(p, (int32_t)i),
+		       jail_rule_line(p, (int32_t)i), jail_rule_col(p, (int32_t)i), jail_rule_pattern(p, (int32_t)i),
+		       jail_policy_kernel(p) == JAIL_KERNEL_OFF ? "shim only" : jail_landlock_rule_scope(p, (int32_t)i));
 	return 0;
 }
 
@@ -340,6 +346,129 @@ static int cmd_narrow(const struct jail_policy *p, const char *out, const char *
 	return rc;
 }
 
+/* Maps a compiled policy file (read into aligned memory). */
+static const struct jail_policy *read_blob(const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	unsigned long long id[2];
+	if (jail_read_file(path, &text, &len, id) != 0)
+		return NULL;
+	void *copy = aligned_alloc(8, (len + 7) & ~(size_t)7);
+	if (!copy) {
+		free(text);
+		return NULL;
+	}
+	memcpy(copy, text, len);
+	free(text);
+	return jail_policy_from_blob(copy, len);
+}
+
+/* The kernel layer, before the jailed command starts: restrict this process
+ * with Landlock as the compiled policies say (their `kernel` setting: auto,
+ * require or off), then exec the rest of the command line. Not preloaded:
+ * it runs the launcher (jailctl exec) that is. */
+static int cmd_landlock_exec(char **argv, int argc)
+{
+	const struct jail_policy *layers[16];
+	const char *blobs[16], *writes[32], *reads[32], *preload = NULL;
+	size_t nl = 0, nw = 0, nr = 0;
+	int i = 0;
+	for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+		if (i + 1 >= argc)
+			break;
+		if (strcmp(argv[i], "--blob") == 0 && nl < 16)
+			blobs[nl++] = argv[++i];
+		else if (strcmp(argv[i], "--grant-write") == 0 && nw < 32)
+			writes[nw++] = argv[++i];
+		else if (strcmp(argv[i], "--grant-read") == 0 && nr < 32)
+			reads[nr++] = argv[++i];
+		else if (strcmp(argv[i], "--preload") == 0)
+			preload = argv[++i];
+		else
+			break;
+	}
+	if (i >= argc || strcmp(argv[i], "--") != 0 || i + 1 >= argc || nl == 0) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	char **cmd = argv + i + 1;
+	for (size_t k = 0; k < nl; k++) {
+		layers[k] = read_blob(blobs[k]);
+		if (!layers[k]) {
+			fprintf(stderr, "jail: %s:1:1: not a valid compiled policy\n", blobs[k]);
+			return EXIT_POLICY;
+		}
+		if (jail_policy_log(layers[k]) && nw < 32)
+			writes[nw++] = jail_policy_log(layers[k]);
+		if (nr < 32)
+			reads[nr++] = blobs[k];
+	}
+	static char self[PATH_MAX];
+	ssize_t sl = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (sl > 0 && nr < 32) {
+		self[sl] = '\0';
+		reads[nr++] = self;
+	}
+	/* Files the caller handed in as descriptors (stdout redirected to a log,
+	 * say) stay usable by name, as the shim allows: grant the kernel layer
+	 * exactly those files, for the access their descriptors have. */
+	static char handed[32][PATH_MAX];
+	size_t nh = 0;
+	DIR *fds = opendir("/proc/self/fd");
+	struct dirent *fe;
+	while (fds && (fe = readdir(fds)) != NULL && nh < 32) {
+		int fd = atoi(fe->d_name);
+		struct stat fst;
+		char link[64];
+		if (fe->d_name[0] == '.' || fd == dirfd(fds) || fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode))
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t hl = readlink(link, handed[nh], PATH_MAX - 1);
+		int fl = fcntl(fd, F_GETFL);
+		if (hl <= 0 || fl < 0 || (fl & O_PATH))
+			continue;
+		handed[nh][hl] = '\0';
+		if ((fl & O_ACCMODE) != O_RDONLY && nw < 32)
+			writes[nw++] = handed[nh++];
+		else if (nr < 32)
+			reads[nr++] = handed[nh++];
+	}
+	if (fds)
+		closedir(fds);
+	enum jail_kernel mode = jail_policy_kernel(layers[0]); /* the main policy's setting */
+	/* A layer in audit mode observes: the kernel cannot "allow and log". */
+	size_t nenforce = 0;
+	for (size_t k = 0; k < nl; k++)
+		if (jail_policy_mode(layers[k]) == JAIL_MODE_ENFORCE)
+			layers[nenforce++] = layers[k];
+	if (nenforce == 0)
+		mode = JAIL_KERNEL_OFF;
+	nl = nenforce;
+	if (mode != JAIL_KERNEL_OFF) {
+		struct jail_landlock_stats st;
+		char err[600];
+		if (jail_landlock_apply(layers, nl, writes, nw, reads, nr, &st, err, sizeof(err)) == 0) {
+			char abi[16];
+			snprintf(abi, sizeof(abi), "%d", st.abi);
+			setenv("JAIL_KERNEL", abi, 1);
+		} else if (mode == JAIL_KERNEL_REQUIRE || st.abi >= 1) {
+			fprintf(stderr, "jail: the kernel layer (Landlock) %s: %s\n",
+			        mode == JAIL_KERNEL_REQUIRE ? "is required but cannot be applied" : "failed", err);
+			return EXIT_POLICY;
+		} else {
+			fprintf(stderr, "jailrun: notice: %s; the shim alone confines this run (static binaries are refused)\n",
+			        err);
+		}
+	}
+	/* last: from here on, what starts is preloaded */
+	if (preload)
+		setenv("LD_PRELOAD", preload, 1);
+	execvp(cmd[0], cmd);
+	fprintf(stderr, "jailrun: cannot run %s: %s\n", cmd[0], strerror(errno));
+	return 126;
+}
+
 /* With the shim preloaded, execvp is the jail's: the command is checked as
  * any program started inside the jail. */
 static int cmd_exec(char **argv, int argc)
@@ -373,6 +502,8 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *cmd = o.rest[0];
+	if (strcmp(cmd, "landlock-exec") == 0)
+		return cmd_landlock_exec(o.rest + 1, o.nrest - 1);
 	if (strcmp(cmd, "exec") == 0) {
 		int skip = o.nrest > 1 && strcmp(o.rest[1], "--") == 0 ? 2 : 1;
 		return cmd_exec(o.rest + skip, o.nrest - skip);

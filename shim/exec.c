@@ -47,7 +47,7 @@ static int replaced(const char *e)
 	return has_name(e, "LD_PRELOAD") || has_name(e, JAIL_ENV_BLOB) || has_name(e, JAIL_ENV_POLICY) ||
 	       has_name(e, JAIL_ENV_CWD) || has_name(e, JAIL_ENV_SHIM) || has_name(e, "UV_USE_IO_URING") ||
 	       has_name(e, JAIL_ENV_QUIET) || has_name(e, JAIL_ENV_TALLY) || has_name(e, JAIL_ENV_HOME) ||
-	       has_name(e, JAIL_ENV_TMP);
+	       has_name(e, JAIL_ENV_TMP) || has_name(e, JAIL_ENV_KERNEL);
 }
 
 /* The caller may append layers: "OWN:more" keeps; anything else is ours. */
@@ -101,7 +101,7 @@ int jail_env_build(char *const envp[], struct jail_env *out)
 	for (char *const *e = src; e && *e; e++, n++)
 		if (has_name(*e, "LD_PRELOAD"))
 			preload_len += strlen(*e);
-	size_t len = (n + 12) * sizeof(char *) + preload_len;
+	size_t len = (n + 14) * sizeof(char *) + preload_len;
 	void *m = NULL;
 	char **v = (char **)(void *)out->inline_buf;
 	if (len > sizeof(out->inline_buf)) { /* a large environment: mapped (and leaked by a vfork child's exec) */
@@ -111,7 +111,7 @@ int jail_env_build(char *const envp[], struct jail_env *out)
 			return -ENOMEM;
 		v = m;
 	}
-	char *strings = (char *)(v + n + 12);
+	char *strings = (char *)(v + n + 14);
 	size_t k = 0;
 	for (char *const *e = src; e && *e; e++)
 		if (!replaced(*e))
@@ -130,6 +130,8 @@ int jail_env_build(char *const envp[], struct jail_env *out)
 		v[k++] = (char *)c->env_tmp;
 	if (c->env_quiet)
 		v[k++] = (char *)c->env_quiet;
+	if (c->env_kernel)
+		v[k++] = (char *)c->env_kernel;
 	if (c->env_tally)
 		v[k++] = (char *)c->env_tally;
 	v[k++] = (char *)"UV_USE_IO_URING=0";
@@ -175,6 +177,8 @@ static int elf_followable(int fd, const unsigned char *buf, long n, const struct
                           const char *op)
 {
 	const struct jail_config *c = jail_config();
+	if (c->kernel_abi > 0)
+		return 0; /* the kernel layer confines what the preload cannot follow */
 	if (n < (long)sizeof(Elf64_Ehdr) || buf[EI_CLASS] != (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32))
 		return jail_refuse(op, path, "an ELF file of another class: the jail's library cannot load into it");
 	const Elf64_Ehdr *eh = (const void *)buf;
@@ -234,7 +238,7 @@ static int inspect_one(struct jail_resolved *r, const char *op)
 		rc = jail_refuse(op, r->path, "the jail cannot read it to inspect it");
 	else if (S_ISREG(st.st_mode) && (st.st_mode & (S_ISUID | S_ISGID)) && (st.st_mode & 0111))
 		rc = jail_refuse(op, r->path, "setuid/setgid: the jail cannot follow it");
-	else if (jail_os_fgetxattr((int)fd, "security.capability", NULL, 0) >= 0)
+	else if (jail_config()->kernel_abi == 0 && jail_os_fgetxattr((int)fd, "security.capability", NULL, 0) >= 0)
 		rc = jail_refuse(op, r->path, "it has file capabilities: the loader would ignore the jail's library");
 	else if (n >= 4 && memcmp(buf, ELFMAG, SELFMAG) == 0)
 		rc = elf_followable((int)fd, buf, n, &st, r->path, op);

@@ -62,7 +62,7 @@ JAIL_EXPORT int putenv(char *string)
 	const char *eq = s ? strchr(s, '=') : NULL;
 	size_t n = eq ? (size_t)(eq - s) : (s ? strlen(s) : 0);
 	if (s && is_jail_var(s, n))
-		return (eq && n == 10) ? set_preload(eq + 1, 1) : 0;
+		return (eq && n == 10 && strncmp(s, "LD_PRELOAD", 10) == 0) ? set_preload(eq + 1, 1) : 0;
 	return ((int (*)(char *))jail_real(JAIL_ID_putenv))(string);
 }
 

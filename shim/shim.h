@@ -36,6 +36,7 @@
 #define JAIL_ENV_SHIM "JAIL_SHIM"     /* this library's path, kept first in LD_PRELOAD */
 #define JAIL_ENV_HOME "JAIL_HOME"     /* ~ and {home}, fixed when a parsed policy's jail started */
 #define JAIL_ENV_TMP "JAIL_TMP"       /* {tmp}, likewise */
+#define JAIL_ENV_KERNEL "JAIL_KERNEL"   /* the Landlock ABI the jail is restricted with, when it is */
 #define JAIL_ENV_QUIET "JAIL_QUIET"   /* "1": no "jail: denied" lines on stderr */
 #define JAIL_ENV_TALLY "JAIL_TALLY"   /* a file jailrun counts denials in (one byte each) */
 
@@ -49,6 +50,8 @@ struct jail_config {
 	int quiet;
 	const char *tally;
 	unsigned long long loader_dev, loader_ino; /* the dynamic loader that loaded this process */
+	int kernel_abi; /* > 0: a Landlock domain confines every process of the jail */
+	const char *env_kernel;
 	const char *blob_list; /* the value of JAIL_BLOB, for the nesting check */
 	const char *shim_path;
 };

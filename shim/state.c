@@ -322,6 +322,14 @@ static struct jail_config *load(void)
 	protect(c, &a, c->shim_path);
 	find_loader(c);
 
+	/* Set by jailrun's launcher after it restricted itself with Landlock;
+	 * children cannot change it (the exec hooks force it, setenv keeps it),
+	 * and a Landlock domain, once entered, is never left. */
+	const char *kernel = env(JAIL_ENV_KERNEL);
+	if (kernel && atoi(kernel) > 0) {
+		c->kernel_abi = atoi(kernel);
+		c->env_kernel = arena_dup(&a, JAIL_ENV_KERNEL "=", kernel);
+	}
 	const char *quiet = env(JAIL_ENV_QUIET), *tally = env(JAIL_ENV_TALLY);
 	if (quiet && strcmp(quiet, "1") == 0) {
 		c->quiet = 1;

@@ -232,13 +232,37 @@ check "the compiled policy is not writable from inside" has "the jail's own file
 jailed "shim" sh -c 'echo x >> "$JAIL_SHIM"'
 check "the shim is not writable from inside" has "the jail's own file"
 
-# ---- what the shim cannot follow is refused ----
+# ---- what the shim cannot follow: the kernel layer confines it, or it is refused ----
 if [ -x "$BUILD/tests/hookprobe-static" ]; then
 	cp "$BUILD/tests/hookprobe-static" ./static-probe
-	jailed "static" ./static-probe open "$T/outside/static" w,creat
-	check "a static binary is refused (126)" status_is 126
-check "with its reason" has "statically linked"
-	check "and wrote nothing" [ ! -e "$T/outside/static" ]
+	out=$("$JAILRUN" --kernel=off "${P[@]}" -- ./static-probe open "$T/outside/static" w,creat 2>&1)
+	rc=$?
+	check "without the kernel layer a static binary is refused (126)" status_is 126
+	check "with its reason" has "statically linked"
+	if [ "$("$BUILD/libexec/libjail/jailctl" --policy "$T/policy" print | grep -c 'Landlock ABI [1-9]')" -gt 0 ]; then
+		jailed "static, kernel layer" ./static-probe open "$T/outside/static" w,creat
+		check "with the kernel layer a static binary runs, and cannot write outside" has "err EACCES"
+		jailed "static reads a carved-out key" ./static-probe read-file "$HOME/.ssh/id_rsa"
+		check "a static binary cannot read inside a read carve-out" has "err EACCES"
+		jailed "static writes inside" ./static-probe open "$T/proj/static-inside" w,creat
+		check "a static binary writes inside the project" has "ok"
+		jailed "libc past the shim" python3 -c "
+import ctypes, os
+libc = ctypes.CDLL('libc.so.6')
+fd = libc.open(b'$T/outside/ctypes', os.O_WRONLY | os.O_CREAT, 0o644)
+print('fd', fd)"
+		check "a call past the shim (ctypes) is refused by the kernel" has "fd -1"
+	else
+		skipped "kernel layer" "this kernel has no Landlock"
+	fi
+	out=$(JAIL_TEST_LANDLOCK_ABI=0 "$JAILRUN" --kernel=require "${P[@]}" -- true 2>&1)
+	rc=$?
+	check "kernel require without Landlock fails closed (125)" status_is 125
+	check "and says why" has "is required but cannot be applied"
+	out=$(JAIL_TEST_LANDLOCK_ABI=0 "$JAILRUN" "${P[@]}" -- ./static-probe open "$T/outside/static" w,creat 2>&1)
+	rc=$?
+	check "kernel auto without Landlock says so once" has "notice: the kernel has no Landlock"
+	check "and the shim alone refuses static binaries" status_is 126
 else
 	not_ok "static probe built" "$BUILD/tests/hookprobe-static is missing"
 fi

@@ -1,0 +1,31 @@
+/* landlock.h — the kernel layer (landlock_linux.c), used by jailrun's launcher. */
+#ifndef JAIL_LANDLOCK_H
+#define JAIL_LANDLOCK_H
+
+#include "policy.h"
+
+#include <stddef.h>
+
+struct jail_landlock_stats {
+	int abi;      /* the Landlock ABI used */
+	int rules;    /* path-beneath rules added, all layers */
+	int expanded; /* directories expanded around read denies */
+};
+
+/* The kernel's Landlock ABI version, 0 when unavailable. The environment
+ * variable JAIL_TEST_LANDLOCK_ABI overrides it (tests of the fallbacks). */
+int jail_landlock_abi(void);
+
+/* Restricts this process (and everything it starts) with one Landlock
+ * layer per policy layer, plus grants the jail itself needs (extra_write:
+ * its tally and log files; extra_read: its library, blobs and helper, also
+ * executable). Sets no_new_privs. 0, or -1 with a message in err. */
+int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers, const char *const *extra_write,
+                        size_t nextra, const char *const *extra_read, size_t nread, struct jail_landlock_stats *stats,
+                        char *err, size_t errsz);
+
+/* Which layers enforce a rule: "kernel+shim", "kernel (its literal
+ * directory)+shim" or "shim only". */
+const char *jail_landlock_rule_scope(const struct jail_policy *p, int32_t rule);
+
+#endif

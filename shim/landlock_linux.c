@@ -1,0 +1,304 @@
+/*
+ * landlock_linux.c — the kernel layer: a Landlock ruleset derived from the
+ * compiled policy, so that programs the shim cannot see (static binaries,
+ * raw system calls) stay inside the policy's outer bound.
+ *
+ * What the kernel enforces, per policy layer (one Landlock layer each; the
+ * kernel, like the shim, requires every layer to allow):
+ *  - allow read    → READ_FILE, READ_DIR beneath the pattern's literal
+ *                    leading directory (a glob makes the grant coarser);
+ *  - allow write   → also WRITE_FILE, TRUNCATE, MAKE_*, REMOVE_*, REFER,
+ *                    IOCTL_DEV;
+ *  - allow exec    → EXECUTE;
+ *  - deny read of a literal path inside a readable tree → that tree's
+ *    READ_FILE grant is expanded: its existing entries are granted one by
+ *    one except along the denied path. Files created later directly under
+ *    an expanded directory are not readable (the safe direction). Listing
+ *    (READ_DIR) stays granted on the whole tree: names, not contents.
+ * What stays with the shim alone: glob denies (a .env anywhere), write carve-outs
+ * inside writable trees (expanding them would forbid creating files at the
+ * tree's top), and everything finer than a directory.
+ *
+ * Invariants: runs once, in jailrun's launcher before the command starts
+ * (not in hooks); directories are opened O_PATH|O_NOFOLLOW entry by entry,
+ * so a symlink in an expanded directory grants nothing beyond itself.
+ */
+#define _GNU_SOURCE
+#include "landlock.h"
+#include "os.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* The kernel's ABI, defined here so that older headers do not matter. */
+#define LL_CREATE_RULESET_VERSION (1u << 0)
+#define LL_RULE_PATH_BENEATH 1
+#define FS_EXECUTE (1ULL << 0)
+#define FS_WRITE_FILE (1ULL << 1)
+#define FS_READ_FILE (1ULL << 2)
+#define FS_READ_DIR (1ULL << 3)
+#define FS_REMOVE_DIR (1ULL << 4)
+#define FS_REMOVE_FILE (1ULL << 5)
+#define FS_MAKE_CHAR (1ULL << 6)
+#define FS_MAKE_DIR (1ULL << 7)
+#define FS_MAKE_REG (1ULL << 8)
+#define FS_MAKE_SOCK (1ULL << 9)
+#define FS_MAKE_FIFO (1ULL << 10)
+#define FS_MAKE_BLOCK (1ULL << 11)
+#define FS_MAKE_SYM (1ULL << 12)
+#define FS_REFER (1ULL << 13)    /* ABI 2 */
+#define FS_TRUNCATE (1ULL << 14) /* ABI 3 */
+#define FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
+#define SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
+#define SCOPE_SIGNAL (1ULL << 1)        /* ABI 6 */
+
+#define FS_READ (FS_READ_FILE | FS_READ_DIR)
+#define FS_WRITE                                                                                               \
+	(FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_CHAR | FS_MAKE_DIR | FS_MAKE_REG | FS_MAKE_SOCK |   \
+	 FS_MAKE_FIFO | FS_MAKE_BLOCK | FS_MAKE_SYM | FS_REFER | FS_TRUNCATE | FS_IOCTL_DEV)
+#define FS_FILE_RIGHTS (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
+
+struct ll_ruleset_attr {
+	unsigned long long handled_access_fs;
+	unsigned long long handled_access_net; /* ABI 4 */
+	unsigned long long scoped;             /* ABI 6 */
+};
+
+struct __attribute__((packed)) ll_path_beneath_attr {
+	unsigned long long allowed_access;
+	int parent_fd;
+};
+
+int jail_landlock_abi(void)
+{
+	const char *sim = getenv("JAIL_TEST_LANDLOCK_ABI"); /* tests simulate an older or absent kernel */
+	if (sim && *sim)
+		return atoi(sim);
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+	return abi < 0 ? 0 : (int)abi;
+}
+
+static unsigned long long handled_for(int abi)
+{
+	unsigned long long h = FS_EXECUTE | FS_READ | (FS_WRITE & ~(FS_REFER | FS_TRUNCATE | FS_IOCTL_DEV));
+	if (abi >= 2)
+		h |= FS_REFER;
+	if (abi >= 3)
+		h |= FS_TRUNCATE;
+	if (abi >= 5)
+		h |= FS_IOCTL_DEV;
+	return h;
+}
+
+struct builder {
+	int ruleset;
+	int abi;
+	unsigned long long handled;
+	const struct jail_policy *p;
+	struct jail_landlock_stats *stats;
+	char err[512];
+};
+
+/* Adds one path-beneath rule; a path that does not exist grants nothing. */
+static int add_rule(struct builder *b, const char *path, unsigned long long access, int nofollow)
+{
+	struct stat st;
+	int fd = open(path, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR || errno == ELOOP || errno == EACCES ? 0 : -errno;
+	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+		access &= FS_FILE_RIGHTS;
+	struct ll_path_beneath_attr attr = {.allowed_access = access & b->handled, .parent_fd = fd};
+	long rc = attr.allowed_access ? syscall(SYS_landlock_add_rule, b->ruleset, LL_RULE_PATH_BENEATH, &attr, 0) : 0;
+	int e = errno;
+	close(fd);
+	if (rc < 0) {
+		snprintf(b->err, sizeof(b->err), "cannot add a Landlock rule for %s: %s", path, strerror(e));
+		return -e;
+	}
+	b->stats->rules++;
+	return 0;
+}
+
+/* The literal leading directories of a pattern (/a/b then a glob gives /a/b). */
+static void literal_prefix(const char *pat, char *out, size_t outsz)
+{
+	size_t n = 0;
+	const char *c = pat;
+	out[0] = '/';
+	out[1] = '\0';
+	while (*c) {
+		while (*c == '/')
+			c++;
+		const char *s = c;
+		int magic = 0;
+		while (*c && *c != '/') {
+			if (*c == '\\' && c[1])
+				c++;
+			else if (*c == '*' || *c == '?' || *c == '[')
+				magic = 1;
+			c++;
+		}
+		if (c == s || magic)
+			break;
+		if (n + (size_t)(c - s) + 2 >= outsz)
+			break;
+		out[n++] = '/';
+		for (const char *k = s; k < c; k++) {
+			if (*k == '\\' && k + 1 < c)
+				k++;
+			out[n++] = *k;
+		}
+		out[n] = '\0';
+	}
+}
+
+static int is_literal(const char *pat)
+{
+	for (const char *c = pat; *c; c++) {
+		if (*c == '\\' && c[1]) {
+			c++;
+			continue;
+		}
+		if (*c == '*' || *c == '?' || *c == '[')
+			return 0;
+	}
+	return 1;
+}
+
+static int beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/' && path[1] != '\0';
+	return strncmp(path, dir, n) == 0 && path[n] == '/';
+}
+
+/* A literal read deny of this layer at `path` itself, or beneath it. */
+static int read_denied(const struct jail_policy *p, const char *path, int strictly_beneath)
+{
+	for (uint32_t i = 0; i < jail_rule_count(p); i++) {
+		int32_t r = (int32_t)i;
+		const char *pat = jail_rule_pattern(p, r);
+		if (jail_rule_effect(p, r) != JAIL_DENY || !(jail_rule_access(p, r) & JAIL_READ) || !is_literal(pat))
+			continue;
+		if (strictly_beneath ? beneath(pat, path) : strcmp(pat, path) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Grants read beneath dir, except along literal read denies under it. */
+static int grant_read(struct builder *b, const char *dir, int depth)
+{
+	if (read_denied(b->p, dir, 0))
+		return 0;
+	if (!read_denied(b->p, dir, 1) || depth > 64)
+		return add_rule(b, dir, FS_READ, depth > 0);
+	/* Listing stays allowed throughout (names, not contents): `ls ~` keeps
+	 * working; the shim still refuses listing a read-denied directory to
+	 * every program it sees. Reading files is what is expanded. */
+	int rc0 = add_rule(b, dir, FS_READ_DIR, depth > 0);
+	if (rc0)
+		return rc0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	b->stats->expanded++;
+	struct dirent *e;
+	int rc = 0;
+	char child[PATH_MAX];
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		int n = snprintf(child, sizeof(child), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, e->d_name);
+		if (n < 0 || (size_t)n >= sizeof(child))
+			continue;
+		rc = grant_read(b, child, depth + 1);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int apply_layer(int abi, const struct jail_policy *p, const char *const *extra_write, size_t nextra,
+                       const char *const *extra_read, size_t nread, struct jail_landlock_stats *stats, char *err,
+                       size_t errsz)
+{
+	struct ll_ruleset_attr attr = {.handled_access_fs = handled_for(abi)};
+	if (abi >= 6)
+		attr.scoped = SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX;
+	size_t size = abi >= 6 ? sizeof(attr) : abi >= 4 ? 2 * sizeof(unsigned long long) : sizeof(unsigned long long);
+	struct builder b = {.abi = abi, .handled = attr.handled_access_fs, .p = p, .stats = stats};
+	b.ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
+	if (b.ruleset < 0) {
+		snprintf(err, errsz, "cannot create a Landlock ruleset: %s", strerror(errno));
+		return -1;
+	}
+	char prefix[PATH_MAX];
+	int rc = 0;
+	for (uint32_t i = 0; rc == 0 && i < jail_rule_count(p); i++) {
+		int32_t r = (int32_t)i;
+		if (jail_rule_effect(p, r) != JAIL_ALLOW)
+			continue;
+		unsigned acc = jail_rule_access(p, r);
+		literal_prefix(jail_rule_pattern(p, r), prefix, sizeof(prefix));
+		if (acc & (JAIL_READ | JAIL_WRITE))
+			rc = grant_read(&b, prefix, 0);
+		if (rc == 0 && (acc & JAIL_WRITE))
+			rc = add_rule(&b, prefix, FS_WRITE, 0);
+		if (rc == 0 && (acc & JAIL_EXEC))
+			rc = add_rule(&b, prefix, FS_EXECUTE, 0);
+	}
+	for (size_t i = 0; rc == 0 && i < nextra; i++)
+		rc = add_rule(&b, extra_write[i], FS_WRITE | FS_READ, 0);
+	for (size_t i = 0; rc == 0 && i < nread; i++)
+		rc = add_rule(&b, extra_read[i], FS_READ | FS_EXECUTE, 0);
+	if (rc == 0 && syscall(SYS_landlock_restrict_self, b.ruleset, 0) != 0) {
+		snprintf(b.err, sizeof(b.err), "cannot restrict the process with Landlock: %s", strerror(errno));
+		rc = -1;
+	}
+	close(b.ruleset);
+	if (rc)
+		snprintf(err, errsz, "%s", b.err[0] ? b.err : "cannot build the Landlock ruleset");
+	return rc ? -1 : 0;
+}
+
+int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers, const char *const *extra_write,
+                        size_t nextra, const char *const *extra_read, size_t nread, struct jail_landlock_stats *stats,
+                        char *err, size_t errsz)
+{
+	int abi = jail_landlock_abi();
+	memset(stats, 0, sizeof(*stats));
+	stats->abi = abi;
+	if (abi < 1) {
+		snprintf(err, errsz, "the kernel has no Landlock (or it is disabled)");
+		return -1;
+	}
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+		snprintf(err, errsz, "cannot set no_new_privs: %s", strerror(errno));
+		return -1;
+	}
+	for (size_t i = 0; i < nlayers; i++)
+		if (apply_layer(abi, layers[i], extra_write, nextra, extra_read, nread, stats, err, errsz) != 0)
+			return -1;
+	return 0;
+}
+
+const char *jail_landlock_rule_scope(const struct jail_policy *p, int32_t r)
+{
+	const char *pat = jail_rule_pattern(p, r);
+	if (jail_rule_effect(p, r) == JAIL_ALLOW)
+		return is_literal(pat) ? "kernel+shim" : "kernel (its literal directory)+shim";
+	if ((jail_rule_access(p, r) & JAIL_READ) && is_literal(pat))
+		return "kernel+shim";
+	return "shim only";
+}
