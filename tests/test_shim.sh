@@ -244,6 +244,8 @@ if [ -x "$BUILD/tests/hookprobe-static" ]; then
 		check "with the kernel layer a static binary runs, and cannot write outside" has "err EACCES"
 		jailed "static reads a carved-out key" ./static-probe read-file "$HOME/.ssh/id_rsa"
 		check "a static binary cannot read inside a read carve-out" has "err EACCES"
+		jailed "static raw syscall" ./static-probe syscall-creat "$T/outside/static-raw"
+		check "a raw openat from a static binary is refused by the kernel" has "err EACCES"
 		jailed "static writes inside" ./static-probe open "$T/proj/static-inside" w,creat
 		check "a static binary writes inside the project" has "ok"
 		jailed "libc past the shim" python3 -c "
