@@ -6,11 +6,9 @@
 # and a container-engine-like socket is refused.
 #   usage: test_default.sh BUILD_DIR
 set -u
+. "$(dirname "$0")/lib.sh"
 BUILD=$(cd "$1" && pwd)
 JAILRUN=$BUILD/bin/jailrun
-pass=0
-fail=0
-skip=0
 T=$(mktemp -d /tmp/jail-default-test.XXXXXX)
 T=$(cd "$T" && pwd -P)
 trap 'rm -rf "$T"' EXIT
@@ -20,17 +18,7 @@ export GIT_COMMITTER_EMAIL=jail@example.invalid GIT_CONFIG_NOSYSTEM=1
 unset SSH_AUTH_SOCK
 mkdir -p "$HOME" "$TMPDIR" "$T/proj"
 
-ok() { pass=$((pass + 1)); printf 'ok %d - %s\n' $((pass + fail + skip)) "$1"; }
-not_ok() { fail=$((fail + 1)); printf 'not ok %d - %s\n' $((pass + fail + skip)) "$1"; shift; printf '#   %s\n' "$@"; }
-skipped() { skip=$((skip + 1)); printf 'ok %d - %s # SKIP %s\n' $((pass + fail + skip)) "$1" "$2"; }
 run() { out=$("$JAILRUN" -- "$@" 2>&1); rc=$?; }
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name" "output: $out" "exit: $rc"; fi
-}
-has() { grep -qF -- "$1" <<<"$out"; }
-lacks() { ! grep -qF -- "$1" <<<"$out"; }
 
 # ---- credentials: every location, by open, stat, listing and symlink ----
 secret=SECRET-$$
@@ -134,5 +122,4 @@ else
 	skipped "gcc" "gcc is not installed"
 fi
 
-printf '%d passed, %d failed, %d skipped\n' "$pass" "$fail" "$skip"
-[ "$fail" -eq 0 ]
+finish

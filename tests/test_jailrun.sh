@@ -5,10 +5,9 @@
 # every policy example in the README and the man pages, so docs cannot drift.
 #   usage: test_jailrun.sh BUILD/bin/jailrun SOURCE_DIR
 set -u
+. "$(dirname "$0")/lib.sh"
 JAILRUN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$(cd "$2" && pwd)
-pass=0
-fail=0
 
 T=$(mktemp -d /tmp/jailrun-test.XXXXXX)
 T=$(cd "$T" && pwd -P)
@@ -23,8 +22,6 @@ export HOME=$T/home TMPDIR=$T/tmp
 mkdir -p "$TMPDIR"
 cd "$T/proj" || exit 1
 
-ok() { pass=$((pass + 1)); printf 'ok %d - %s\n' $((pass + fail)) "$1"; }
-not_ok() { fail=$((fail + 1)); printf 'not ok %d - %s\n' $((pass + fail)) "$1"; printf '#   %s\n' "${@:2}"; }
 
 # expect NAME STATUS GREP-PATTERN -- jailrun ARGS...: exit status and an output line
 expect() {
@@ -220,5 +217,4 @@ while IFS= read -r q; do
 done < <(grep -ohE '<default>:[0-9]+: (allow|deny) [a-z,]+ [^ )]+' "$SRC/README.md" "$SRC"/man/*.[0-9] | sed 's/\\-/-/g' | sort -u)
 if [ "$quoted" -ge 2 ]; then ok "docs quote default rules ($quoted)"; else not_ok "docs quote default rules" "found $quoted"; fi
 
-printf '%d passed, %d failed\n' "$pass" "$fail"
-[ "$fail" -eq 0 ]
+finish

@@ -5,11 +5,9 @@
 # (names, types, modes, sizes, times, contents, link targets).
 #   usage: test_shim.sh BUILD_DIR
 set -u
+. "$(dirname "$0")/lib.sh"
 BUILD=$(cd "$1" && pwd)
 JAILRUN=$BUILD/bin/jailrun
-pass=0
-fail=0
-skip=0
 
 T=$(mktemp -d /tmp/jail-shim-test.XXXXXX)
 T=$(cd "$T" && pwd -P)
@@ -35,9 +33,6 @@ EOF
 P=(--policy "$T/policy")
 cd "$T/proj" || exit 1
 
-ok() { pass=$((pass + 1)); printf 'ok %d - %s\n' $((pass + fail + skip)) "$1"; }
-not_ok() { fail=$((fail + 1)); printf 'not ok %d - %s\n' $((pass + fail + skip)) "$1"; shift; printf '#   %s\n' "$@"; }
-skipped() { skip=$((skip + 1)); printf 'ok %d - %s # SKIP %s\n' $((pass + fail + skip)) "$1" "$2"; }
 
 # The protected trees, in a form where any change shows.
 snap() {
@@ -63,14 +58,6 @@ jailed() {
 }
 
 # check NAME CONDITION-COMMAND...: a named assertion after a jailed run.
-check() {
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name" "output: $out" "exit: $rc"; fi
-}
-has() { grep -qF -- "$1" <<<"$out"; }
-lacks() { ! grep -qF -- "$1" <<<"$out"; }
-status_is() { [ "$rc" -eq "$1" ]; }
 denied_msg() { has "jail: denied"; }
 
 # ---- shells ----
@@ -286,5 +273,4 @@ assert d['resolved'] == '$HOME/.ssh/id_rsa' and d['program'] == 'cat' and 'deny 
 assert isinstance(d['pid'], int) and isinstance(d['time'], float), d
 "
 
-printf '%d passed, %d failed, %d skipped\n' "$pass" "$fail" "$skip"
-[ "$fail" -eq 0 ]
+finish
