@@ -1,0 +1,55 @@
+# fake_messages_api.py — a loopback stand-in for the model API that agent
+# CLIs speak (streamed Messages). The first turn asks for one Write tool call
+# of argv[2]; once a tool result comes back, it ends the turn. It listens on
+# 127.0.0.1 only, writes its port to argv[1], logs requests to argv[1].log,
+# and stops by itself after two minutes.
+#   usage: fake_messages_api.py PORT_FILE TARGET_PATH
+import json, sys, http.server, time
+port_file, target = sys.argv[1], sys.argv[2]
+log = open(port_file + '.log', 'a')
+
+def sse(h, event, data):
+    h.wfile.write(f"event: {event}\ndata: {json.dumps(data)}\n\n".encode())
+
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def do_GET(self):
+        log.write(f"GET {self.path}\n"); log.flush()
+        self.send_response(404); self.end_headers()
+    def do_POST(self):
+        n = int(self.headers.get('content-length') or 0)
+        body = json.loads(self.rfile.read(n) or b'{}')
+        log.write(f"POST {self.path} model={body.get('model')} stream={body.get('stream')} msgs={len(body.get('messages', []))}\n"); log.flush()
+        if not self.path.startswith('/v1/messages') or 'count_tokens' in self.path:
+            self.send_response(200); self.send_header('content-type', 'application/json'); self.end_headers()
+            self.wfile.write(b'{"input_tokens": 10}'); return
+        msgs = body.get('messages', [])
+        last = msgs[-1] if msgs else {}
+        content = last.get('content')
+        has_result = isinstance(content, list) and any(isinstance(c, dict) and c.get('type') == 'tool_result' for c in content)
+        tools = [t.get('name') for t in body.get('tools', [])]
+        want_tool = not has_result and 'Write' in tools
+        self.send_response(200)
+        self.send_header('content-type', 'text/event-stream')
+        self.end_headers()
+        mid = 'msg_jail_1'
+        sse(self, 'message_start', {'type': 'message_start', 'message': {'id': mid, 'type': 'message', 'role': 'assistant', 'model': body.get('model', 'x'), 'content': [], 'stop_reason': None, 'stop_sequence': None, 'usage': {'input_tokens': 10, 'output_tokens': 1}}})
+        if want_tool:
+            sse(self, 'content_block_start', {'type': 'content_block_start', 'index': 0, 'content_block': {'type': 'tool_use', 'id': 'toolu_jail_1', 'name': 'Write', 'input': {}}})
+            sse(self, 'content_block_delta', {'type': 'content_block_delta', 'index': 0, 'delta': {'type': 'input_json_delta', 'partial_json': json.dumps({'file_path': target, 'content': 'written by the agent\n'})}})
+            sse(self, 'content_block_stop', {'type': 'content_block_stop', 'index': 0})
+            sse(self, 'message_delta', {'type': 'message_delta', 'delta': {'stop_reason': 'tool_use', 'stop_sequence': None}, 'usage': {'output_tokens': 20}})
+        else:
+            sse(self, 'content_block_start', {'type': 'content_block_start', 'index': 0, 'content_block': {'type': 'text', 'text': ''}})
+            sse(self, 'content_block_delta', {'type': 'content_block_delta', 'index': 0, 'delta': {'type': 'text_delta', 'text': 'done'}})
+            sse(self, 'content_block_stop', {'type': 'content_block_stop', 'index': 0})
+            sse(self, 'message_delta', {'type': 'message_delta', 'delta': {'stop_reason': 'end_turn', 'stop_sequence': None}, 'usage': {'output_tokens': 2}})
+        sse(self, 'message_stop', {'type': 'message_stop'})
+        self.wfile.flush()
+
+srv = http.server.ThreadingHTTPServer(('127.0.0.1', 0), H)
+open(port_file, 'w').write(str(srv.server_address[1]))
+srv.timeout = 1
+deadline = time.time() + 120
+while time.time() < deadline:
+    srv.handle_request()
