@@ -140,12 +140,32 @@ static int plain_token(struct parser *ps, const char *line, size_t len, size_t *
 	return 0;
 }
 
+/* Control characters (but tab) have no place in a policy line: a stray
+ * carriage return would otherwise become part of a pattern. Comments may
+ * hold anything. */
+static int check_controls(struct parser *ps, const char *line, size_t len)
+{
+	int quoted = 0;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+		if (c == '"' && (i == 0 || line[i - 1] != '\\'))
+			quoted = !quoted;
+		if (!quoted && c == '#' && (i == 0 || line[i - 1] == ' ' || line[i - 1] == '\t'))
+			return 0;
+		if (c < 0x20 && c != '\t')
+			return fail(ps, (uint32_t)i + 1, "unexpected control character 0x%02x: expected text", c);
+	}
+	return 0;
+}
+
 /* Splits one line (without its newline) into tokens; stops at a comment. */
 static int tokenize(struct parser *ps, const char *line, size_t len, struct token **out, uint32_t *nout)
 {
 	struct token *v = NULL;
 	uint32_t n = 0, cap = 0;
 	size_t i = 0;
+	if (check_controls(ps, line, len))
+		return -1;
 	for (;;) {
 		while (i < len && is_blank(line[i]))
 			i++;

@@ -256,6 +256,8 @@ static const struct erow erows[] = {
 	/* quoting */
 	{"allow read \"/a b\n", 1, 12, "unterminated quote"},
 	{"allow read /x \"/a b\\\"\n", 1, 15, "unterminated quote"},
+	{"allow read /x\r\r\n", 1, 14, "unexpected control character 0x0d"},
+	{"allow read /a\033b\n", 1, 14, "unexpected control character 0x1b"},
 	{"allow read \"/a b\"x\n", 1, 18, "expected a blank after the closing quote"},
 	{"allow read /a\"b\"\n", 1, 14, "unexpected '\"' inside a word"},
 	{"al\"low\" read /a\n", 1, 3, "unexpected '\"' inside a word"},
