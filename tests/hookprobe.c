@@ -152,6 +152,101 @@ static int stress_threads(const char *allowed, const char *denied, int nthreads,
 	return 0;
 }
 
+/* Every hook family from 16 threads at once, with a thread that forks (a
+ * child that uses hooks and exits) and a timer whose signal handler opens
+ * files, all while the others are inside hooks. Allowed calls must succeed
+ * and refused ones fail with EACCES, every time. */
+struct mix {
+	const char *dir, *denied;
+	int id, iters, bad;
+};
+
+static volatile sig_atomic_t ticks;
+static const char *tick_path;
+
+static void on_tick(int s)
+{
+	(void)s;
+	int saved = errno;
+	int fd = open(tick_path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		close(fd);
+	ticks++;
+	errno = saved;
+}
+
+static void *mix_thread(void *arg)
+{
+	struct mix *m = arg;
+	char a[512], b[512], d[512];
+	struct stat st;
+	snprintf(a, sizeof(a), "%s/mix-%d-a", m->dir, m->id);
+	snprintf(b, sizeof(b), "%s/mix-%d-b", m->dir, m->id);
+	snprintf(d, sizeof(d), "%s/mix-%d-d", m->dir, m->id);
+	for (int i = 0; i < m->iters; i++) {
+		int bad = 0, fd = open(a, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		bad |= fd < 0;
+		if (fd >= 0)
+			close(fd);
+		bad |= rename(a, b) != 0 || stat(b, &st) != 0 || access(b, F_OK) != 0 || chmod(b, 0600) != 0;
+		FILE *f = fopen(b, "r");
+		bad |= f == NULL;
+		if (f)
+			fclose(f);
+		bad |= mkdir(d, 0755) != 0 || rmdir(d) != 0 || unlink(b) != 0;
+		errno = 0;
+		bad |= open(m->denied, O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES;
+		errno = 0;
+		bad |= stat(m->denied, &st) == 0 || errno != EACCES;
+		if (bad)
+			__atomic_add_fetch(&m->bad, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static void *fork_thread(void *arg)
+{
+	struct mix *m = arg;
+	for (int i = 0; i < m->iters / 10; i++) {
+		pid_t pid = fork();
+		if (pid == 0) {
+			errno = 0;
+			int fd = open(m->denied, O_RDONLY | O_CLOEXEC);
+			_exit(fd < 0 && errno == EACCES ? 0 : 1);
+		}
+		int st;
+		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+			__atomic_add_fetch(&m->bad, 1, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+static int stress_all(const char *dir, const char *denied)
+{
+	pthread_t t[17];
+	struct mix m[17];
+	struct sigaction sa = {.sa_handler = on_tick, .sa_flags = SA_RESTART};
+	struct itimerval it = {{0, 2000}, {0, 2000}};
+	int bad = 0;
+	tick_path = denied;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (int i = 0; i < 17; i++) {
+		m[i] = (struct mix){dir, denied, i, 300, 0};
+		pthread_create(&t[i], NULL, i == 16 ? fork_thread : mix_thread, &m[i]);
+	}
+	for (int i = 0; i < 17; i++) {
+		pthread_join(t[i], NULL);
+		bad += m[i].bad;
+	}
+	setitimer(ITIMER_REAL, &(struct itimerval){{0, 0}, {0, 0}}, NULL);
+	if (bad)
+		printf("bad %d (ticks %d)\n", bad, (int)ticks);
+	else
+		printf("ok\n");
+	return 0;
+}
+
 static const char *sig_path;
 static volatile sig_atomic_t sig_result = 99;
 
@@ -500,6 +595,8 @@ static int run(int argc, char **argv)
 	/* stress */
 	if (IS("threads"))
 		return stress_threads(a, b, 16, 2000);
+	if (IS("stress-all"))
+		return stress_all(a, b);
 	if (IS("signal-open"))
 		return signal_open(a);
 	if (IS("vfork-exec"))
