@@ -6,7 +6,8 @@
  * sees (wordexp's command substitution, for one), and those pass the
  * process's environ as it is. So a jailed program cannot remove or change
  * LD_PRELOAD's first entry or the JAIL_* variables: setenv and putenv of
- * them keep the jail's values (LD_PRELOAD may gain entries after the shim),
+ * them keep the jail's values (LD_PRELOAD may gain entries after the shim,
+ * JAIL_BLOB layers after the jail's own: a nested jail only narrows),
  * unsetenv of them does nothing, and clearenv puts them back. Not
  * async-signal-safe, like the functions they replace.
  */
@@ -42,10 +43,21 @@ static int set_preload(const char *value, int overwrite)
 	return ((setenv_fn)jail_real(JAIL_ID_setenv))("LD_PRELOAD", buf, overwrite);
 }
 
+/* JAIL_BLOB may only grow: a nested jail appends its layers. */
+static int extends_blob(const char *value)
+{
+	const struct jail_config *c = jail_config();
+	size_t n = c->blob_list ? strlen(c->blob_list) : 0;
+	return n && value && strncmp(value, c->blob_list, n) == 0 && value[n] == ':' && value[n + 1] != '\0';
+}
+
 JAIL_EXPORT int setenv(const char *name, const char *value, int overwrite)
 {
-	if (jail_launder(name) && is_jail_var(name, strlen(name)))
+	if (jail_launder(name) && is_jail_var(name, strlen(name))) {
+		if (strcmp(name, JAIL_ENV_BLOB) == 0 && extends_blob(value))
+			return ((setenv_fn)jail_real(JAIL_ID_setenv))(name, value, overwrite);
 		return strcmp(name, "LD_PRELOAD") == 0 ? set_preload(value, overwrite) : 0;
+	}
 	return ((setenv_fn)jail_real(JAIL_ID_setenv))(name, value, overwrite);
 }
 
@@ -61,8 +73,11 @@ JAIL_EXPORT int putenv(char *string)
 	const char *s = jail_launder(string);
 	const char *eq = s ? strchr(s, '=') : NULL;
 	size_t n = eq ? (size_t)(eq - s) : (s ? strlen(s) : 0);
-	if (s && is_jail_var(s, n))
+	if (s && is_jail_var(s, n)) {
+		if (eq && n == strlen(JAIL_ENV_BLOB) && strncmp(s, JAIL_ENV_BLOB, n) == 0 && extends_blob(eq + 1))
+			return ((int (*)(char *))jail_real(JAIL_ID_putenv))(string);
 		return (eq && n == 10 && strncmp(s, "LD_PRELOAD", 10) == 0) ? set_preload(eq + 1, 1) : 0;
+	}
 	return ((int (*)(char *))jail_real(JAIL_ID_putenv))(string);
 }
 

@@ -210,8 +210,24 @@ printf 'allow read /\nallow write /\nallow exec /\n' >"$T/proj/wide.policy"
 jailed "nested jailrun" "$JAILRUN" --policy "$T/proj/wide.policy" -- cat "$HOME/.ssh/id_rsa"
 check "jailrun inside the jail cannot widen it" lacks "PRIVATE KEY"
 check "and the outer refusal names the rule" has "deny read ~/.ssh"
-jailed "nested jailrun narrows" "$JAILRUN" --policy "$T/policy" --policy /dev/stdin -- sh -c 'echo z > narrowed.txt' <<<'deny write {cwd}/narrowed.txt'
-check "a nested jail can narrow" [ ! -e narrowed.txt ]
+printf 'deny write {cwd}/narrowed.txt\n' >"$T/narrow.policy"
+jailed "nested jailrun narrows" "$JAILRUN" --policy "$T/policy" --policy "$T/narrow.policy" -- \
+	sh -c 'echo z > narrowed.txt; echo inner-ran'
+check "a nested jail runs" has "inner-ran"
+check "and can narrow" test ! -e narrowed.txt
+# deep nesting: five jails inside one another, each denying one more file
+mkdir -p "$T/nest"
+printf 'echo 6 > nest6.txt\nfor i in 1 2 3 4 5; do echo x >> nest$i.txt 2>/dev/null; done\necho level-done\n' >"$T/nest/level0.sh"
+for i in 1 2 3 4 5; do
+	echo "n$i" >"nest$i.txt"
+	printf 'deny write {cwd}/nest%d.txt\n' "$i" >"$T/nest/nest$i.policy"
+	printf 'exec "%s" --quiet --policy "%s" --policy "%s" -- sh "%s"\n' "$JAILRUN" "$T/policy" "$T/nest/nest$i.policy" \
+		"$T/nest/level$((i - 1)).sh" >"$T/nest/level$i.sh"
+done
+jailed "deep nesting" sh "$T/nest/level5.sh"
+check "five nested jails: the innermost command runs" has "level-done"
+check "and can write what every layer allows" test -f nest6.txt
+check "but none of the files any layer denies" bash -c 'for i in 1 2 3 4 5; do [ "$(cat nest$i.txt)" = "n$i" ] || exit 1; done'
 jailed "policy file" sh -c "echo 'allow write /' >> $T/policy"
 check "the policy file is not writable from inside" has "the jail's own file"
 jailed "blob" sh -c 'for b in $(echo "$JAIL_BLOB" | tr : " "); do echo x > "$b"; rm -f "$b"; done; echo done'
