@@ -44,10 +44,7 @@ static int has_name(const char *entry, const char *name)
 /* The jail's variables replace the caller's; LD_PRELOAD is rebuilt. */
 static int replaced(const char *e)
 {
-	return has_name(e, "LD_PRELOAD") || has_name(e, JAIL_ENV_BLOB) || has_name(e, JAIL_ENV_POLICY) ||
-	       has_name(e, JAIL_ENV_CWD) || has_name(e, JAIL_ENV_SHIM) || has_name(e, "UV_USE_IO_URING") ||
-	       has_name(e, JAIL_ENV_QUIET) || has_name(e, JAIL_ENV_TALLY) || has_name(e, JAIL_ENV_HOME) ||
-	       has_name(e, JAIL_ENV_TMP) || has_name(e, JAIL_ENV_KERNEL);
+	return has_name(e, "LD_PRELOAD") || has_name(e, "UV_USE_IO_URING") || strncmp(e, "JAIL_", 5) == 0;
 }
 
 /* The caller may append layers: "OWN:more" keeps; anything else is ours. */
@@ -93,6 +90,17 @@ static char *build_preload(char *dst, const struct jail_config *c, char *const s
 	return p;
 }
 
+size_t jail_forced_env(const struct jail_config *c, const char *out[JAIL_MAX_FORCED])
+{
+	const char *all[] = {c->env_shim,  c->env_cwd,   c->env_blob,   c->env_policy,       c->env_home,
+	                     c->env_tmp,   c->env_quiet, c->env_kernel, c->env_tally, "UV_USE_IO_URING=0"};
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i])
+			out[n++] = all[i];
+	return n;
+}
+
 int jail_env_build(char *const envp[], struct jail_env *out)
 {
 	const struct jail_config *c = jail_config();
@@ -101,7 +109,7 @@ int jail_env_build(char *const envp[], struct jail_env *out)
 	for (char *const *e = src; e && *e; e++, n++)
 		if (has_name(*e, "LD_PRELOAD"))
 			preload_len += strlen(*e);
-	size_t len = (n + 14) * sizeof(char *) + preload_len;
+	size_t len = (n + JAIL_MAX_FORCED + 2) * sizeof(char *) + preload_len;
 	void *m = NULL;
 	char **v = (char **)(void *)out->inline_buf;
 	if (len > sizeof(out->inline_buf)) { /* a large environment: mapped (and leaked by a vfork child's exec) */
@@ -111,30 +119,19 @@ int jail_env_build(char *const envp[], struct jail_env *out)
 			return -ENOMEM;
 		v = m;
 	}
-	char *strings = (char *)(v + n + 14);
+	char *strings = (char *)(v + n + JAIL_MAX_FORCED + 2);
 	size_t k = 0;
 	for (char *const *e = src; e && *e; e++)
 		if (!replaced(*e))
 			v[k++] = *e;
 	v[k++] = strings;
 	build_preload(strings, c, src);
-	v[k++] = (char *)c->env_shim;
-	v[k++] = (char *)c->env_cwd;
-	if (c->env_blob)
-		v[k++] = (char *)blob_value(c, src);
-	if (c->env_policy)
-		v[k++] = (char *)c->env_policy;
-	if (c->env_home)
-		v[k++] = (char *)c->env_home;
-	if (c->env_tmp)
-		v[k++] = (char *)c->env_tmp;
-	if (c->env_quiet)
-		v[k++] = (char *)c->env_quiet;
-	if (c->env_kernel)
-		v[k++] = (char *)c->env_kernel;
-	if (c->env_tally)
-		v[k++] = (char *)c->env_tally;
-	v[k++] = (char *)"UV_USE_IO_URING=0";
+	const char *forced[JAIL_MAX_FORCED];
+	size_t nf = jail_forced_env(c, forced);
+	for (size_t i = 0; i < nf; i++)
+		v[k++] = (char *)(strncmp(forced[i], JAIL_ENV_BLOB "=", sizeof(JAIL_ENV_BLOB)) == 0
+		                      ? blob_value(c, src)
+		                      : forced[i]);
 	v[k] = NULL;
 	out->envp = v;
 	out->map = m;

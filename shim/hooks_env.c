@@ -98,9 +98,9 @@ JAIL_EXPORT int clearenv(void)
 	const struct jail_config *c = jail_config();
 	int rc = ((int (*)(void))jail_real(JAIL_ID_clearenv))();
 	set_preload(NULL, 1);
-	const char *keep[] = {c->env_shim, c->env_cwd, c->env_blob, c->env_policy, c->env_home, c->env_tmp, c->env_quiet,
-	                      c->env_tally};
-	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
+	const char *keep[JAIL_MAX_FORCED];
+	size_t n = jail_forced_env(c, keep);
+	for (size_t i = 0; i < n; i++)
 		restore(keep[i]);
 	return rc;
 }

@@ -134,6 +134,11 @@ struct jail_env {
 	_Alignas(void *) char inline_buf[8192];
 };
 int jail_env_build(char *const envp[], struct jail_env *out);
+
+/* exec.c: the "NAME=value" strings every child gets (LD_PRELOAD aside),
+ * in one list for the exec hooks and clearenv alike. */
+#define JAIL_MAX_FORCED 12
+size_t jail_forced_env(const struct jail_config *c, const char *out[JAIL_MAX_FORCED]);
 void jail_env_free(struct jail_env *e);
 
 /* exec.c: checks that `path` may be executed: exec access to it (and to its
