@@ -797,9 +797,5 @@ static Suite *decide_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(decide_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return test_run(decide_suite());
 }

@@ -21,6 +21,10 @@ void test_tmpdir(char *buf, size_t bufsz);
 /* Writes text to dir/name; returns the full path in a static-free buffer. */
 void test_write_file(const char *dir, const char *name, const char *text, char *path, size_t pathsz);
 
+/* Runs a suite, returns the process exit status (0 when all passed). */
+struct Suite;
+int test_run(struct Suite *s);
+
 /* rm -rf of a test directory. */
 void test_rmtree(const char *dir);
 
