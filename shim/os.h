@@ -49,6 +49,7 @@ long jail_os_pread(int fd, void *buf, size_t n, long off);
 long jail_os_write(int fd, const void *buf, size_t n);
 void *jail_os_mmap(void *addr, size_t len, int prot, int flags, int fd, long off); /* MAP_FAILED on error */
 long jail_os_munmap(void *addr, size_t len);
+long jail_os_mprotect(void *addr, size_t len, int prot);
 long jail_os_getpid(void);
 long jail_os_gettid(void);
 long jail_os_clock_realtime(long *sec, long *nsec);

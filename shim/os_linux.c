@@ -111,6 +111,11 @@ long jail_os_munmap(void *addr, size_t len)
 	return SYS(SYS_munmap, addr, len, 0, 0);
 }
 
+long jail_os_mprotect(void *addr, size_t len, int prot)
+{
+	return SYS(SYS_mprotect, addr, len, prot, 0);
+}
+
 long jail_os_getpid(void)
 {
 	return SYS(SYS_getpid, 0, 0, 0, 0);

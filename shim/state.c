@@ -136,6 +136,26 @@ static const struct jail_policy *map_blob(const char *path)
 	return p;
 }
 
+/* A policy compiled in this process moves from the heap into its own
+ * read-only mapping, like a blob jailrun compiled: it lives as long as the
+ * process, and nothing in the process can change it afterwards. */
+static const struct jail_policy *seal(struct jail_policy *p)
+{
+	size_t size;
+	const void *blob = jail_policy_blob(p, &size);
+	void *m = jail_os_mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		fatal("cannot map memory for the policy", NULL, NULL);
+	memcpy(m, blob, size);
+	jail_policy_free(p);
+	if (jail_os_mprotect(m, size, PROT_READ) != 0)
+		fatal("cannot seal the policy read-only", NULL, NULL);
+	const struct jail_policy *sealed = jail_policy_from_blob(m, size);
+	if (!sealed)
+		fatal("the policy did not survive sealing", NULL, NULL);
+	return sealed;
+}
+
 static void load_blobs(struct jail_config *c, struct arena *a, const char *list)
 {
 	char path[PATH_MAX];
@@ -263,10 +283,11 @@ static void load_text(struct jail_config *c, struct arena *a, const char *list, 
 		jail_error_format(&err, msg, sizeof(msg));
 		fatal(msg, NULL, NULL);
 	}
-	c->layer[c->nlayers++] = p;
+	const struct jail_policy *sealed = seal(p);
+	c->layer[c->nlayers++] = sealed;
 	for (size_t i = 0; i < nsrc; i++)
 		protect(c, a, src[i].text ? NULL : src[i].name);
-	protect_policy(c, a, p);
+	protect_policy(c, a, sealed);
 }
 
 static const char *shim_path(struct arena *a)
