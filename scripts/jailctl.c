@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include "policy.h"
 #include "landlock.h"
+#include "supervise.h"
 #include "learn.h"
 #include "resolve.h"
 
@@ -460,6 +461,13 @@ static int cmd_landlock_exec(char **argv, int argc)
 			fprintf(stderr, "jailrun: notice: %s; the shim alone confines this run (static binaries are refused)\n",
 			        err);
 		}
+	}
+	/* under jail-supervise: the filter, now that the Landlock rules (built
+	 * from O_PATH opens) are in place; without it, no command */
+	int sup = jail_seccomp_handoff();
+	if (sup < 0) {
+		fprintf(stderr, "jail: the supervisor's seccomp filter cannot be installed: %s\n", strerror(-sup));
+		return EXIT_POLICY;
 	}
 	/* last: from here on, what starts is preloaded */
 	if (preload)

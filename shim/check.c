@@ -78,6 +78,24 @@ void jail_put_json(struct jail_buf *b, const char *s)
 
 /* ---- reporting ---- */
 
+/* Whom reports speak for: by default this process; the supervisor
+ * (supervise_linux.c) sets the process it decides for, and asks for no
+ * stderr line (the caller's terminal is not the supervisor's to write on;
+ * its denials go to the log and the tally). Set only by the supervisor,
+ * which is single-threaded; the shim never changes it. */
+static struct {
+	long pid;
+	const char *program;
+	int silent;
+} speaker;
+
+void jail_report_for(long pid, const char *program, int silent)
+{
+	speaker.pid = pid;
+	speaker.program = program;
+	speaker.silent = silent;
+}
+
 /* The line is built in memory mapped for it: a denial may happen on a small
  * signal stack, and an escaped path can take six bytes per byte. */
 #define LOG_LINE_MAX (8 * PATH_MAX)
@@ -98,9 +116,11 @@ static void log_line(const char *log, const char *op, const char *access, const 
 	              (char)('0' + nsec / 1000000 % 10)};
 	jail_putn(&b, ms, 3);
 	jail_put(&b, ",\"pid\":");
-	jail_put_uint(&b, (unsigned long)jail_os_getpid());
+	jail_put_uint(&b, (unsigned long)(speaker.pid ? speaker.pid : jail_os_getpid()));
 	jail_put(&b, ",\"program\":");
-	jail_put_json(&b, program_invocation_short_name ? program_invocation_short_name : "");
+	jail_put_json(&b, speaker.program           ? speaker.program
+	                  : program_invocation_short_name ? program_invocation_short_name
+	                                                  : "");
 	jail_put(&b, ",\"operation\":");
 	jail_put_json(&b, op);
 	jail_put(&b, ",\"access\":");
@@ -155,7 +175,7 @@ static void report(const struct jail_policy *p, const char *verb, enum jail_acce
 	jail_put(&m, " (");
 	jail_put(&m, why);
 	jail_put(&m, ")\n");
-	if (!c->quiet)
+	if (!c->quiet && !speaker.silent)
 		jail_os_write(2, m.b, m.n);
 	tally(c);
 	const char *log = p ? jail_policy_log(p) : NULL;
@@ -196,7 +216,7 @@ int jail_refuse(const char *op, const char *path, const char *why)
 	jail_put(&m, why);
 	jail_put(&m, ")\n");
 	const struct jail_config *c = jail_config();
-	if (!c->quiet)
+	if (!c->quiet && !speaker.silent)
 		jail_os_write(2, m.b, m.n);
 	tally(c);
 	const char *log = jail_policy_log(c->layer[0]);
@@ -298,16 +318,22 @@ int jail_check_rename(int da, const char *a, int db, const char *b, unsigned fla
 {
 	struct jail_resolved r;
 	char src[PATH_MAX];
-	int rc = jail_check_path(da, a, JAIL_WRITE, JAIL_RES_NOFOLLOW, op, &r);
-	if (rc || a == NULL || r.kind != JAIL_OBJ_PATH)
+	return jail_check_rename_to(da, a, db, b, flags, op, src, &r);
+}
+
+int jail_check_rename_to(int da, const char *a, int db, const char *b, unsigned flags, const char *op,
+                         char src[PATH_MAX], struct jail_resolved *r)
+{
+	int rc = jail_check_path(da, a, JAIL_WRITE, JAIL_RES_NOFOLLOW, op, r);
+	if (rc || a == NULL || r->kind != JAIL_OBJ_PATH)
 		return rc;
-	memcpy(src, r.path, strlen(r.path) + 1);
-	rc = jail_check_path(db, b, JAIL_WRITE, JAIL_RES_NOFOLLOW, op, &r);
-	if (rc || b == NULL || r.kind != JAIL_OBJ_PATH)
+	memcpy(src, r->path, strlen(r->path) + 1);
+	rc = jail_check_path(db, b, JAIL_WRITE, JAIL_RES_NOFOLLOW, op, r);
+	if (rc || b == NULL || r->kind != JAIL_OBJ_PATH)
 		return rc;
-	rc = jail_check_move(src, r.path, op);
+	rc = jail_check_move(src, r->path, op);
 	if (rc == 0 && (flags & RENAME_EXCHANGE))
-		rc = jail_check_move(r.path, src, op);
+		rc = jail_check_move(r->path, src, op);
 	return rc;
 }
 
@@ -318,4 +344,13 @@ int jail_check_fd(int fd, enum jail_access a, const char *op)
 	if (rc)
 		return rc == -EBADF ? 0 : rc; /* a bad fd: let the kernel say EBADF */
 	return jail_check_resolved(&r, a, op);
+}
+
+enum jail_access jail_open_access(int flags)
+{
+	if (flags & O_PATH)
+		return JAIL_META;
+	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND)) || (flags & O_TMPFILE) == O_TMPFILE)
+		return JAIL_WRITE;
+	return JAIL_READ;
 }

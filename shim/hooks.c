@@ -72,6 +72,16 @@ void *jail_real(int id)
 	return f;
 }
 
+/* The shim's constructor: load before main, so a bad policy stops the
+ * program before it starts, and look every real function up while dlsym's
+ * locks are safe to take. */
+__attribute__((constructor)) static void jail_init(void)
+{
+	jail_config();
+	for (int i = 0; i < JAIL_NHOOKS; i++)
+		jail_real(i);
+}
+
 /* fopen-style modes that write: w, a, or + */
 static int jail_mode_writes(const char *m)
 {

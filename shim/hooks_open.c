@@ -37,15 +37,6 @@ int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
 
-enum jail_access jail_open_access(int flags)
-{
-	if (flags & O_PATH)
-		return JAIL_META;
-	if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC | O_APPEND)) || (flags & O_TMPFILE) == O_TMPFILE)
-		return JAIL_WRITE;
-	return JAIL_READ;
-}
-
 static int via_proc(const char *path)
 {
 	return strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/dev/fd/", 8) == 0;

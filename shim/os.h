@@ -43,6 +43,14 @@ long jail_os_fgetxattr(int fd, const char *name, void *value, size_t size);
  * symlink appeared on it. -ENOSYS where openat2 is missing. */
 long jail_os_open_checked(int dirfd, const char *path, int flags, unsigned mode);
 
+/* The syscall page: the shim's system calls are made from one page mapped
+ * at this fixed address, so that a seccomp filter (the supervisor's) can let
+ * them through by instruction pointer while it supervises everyone else's.
+ * jail_os_syscall_page() maps it (once per process; 0, or -errno when the
+ * address is taken or the architecture has no trap for it yet). */
+#define JAIL_SYSCALL_PAGE 0x6a1100000000UL
+long jail_os_syscall_page(void);
+
 long jail_os_openat(int dirfd, const char *path, int flags, unsigned mode);
 long jail_os_read(int fd, void *buf, size_t n);
 long jail_os_pread(int fd, void *buf, size_t n, long off);

@@ -9,7 +9,9 @@
 #define _GNU_SOURCE
 #include "os.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <linux/openat2.h>
@@ -45,7 +47,64 @@ static inline long jail_sys6(long n, long a, long b, long c, long d, long e, lon
 #error "libjail: add a jail_sys6() for this architecture"
 #endif
 
-#define SYS(n, a, b, c, d) jail_sys6((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+/*
+ * The syscall page (os.h): one page at JAIL_SYSCALL_PAGE holding a
+ * six-argument trap, so that a seccomp filter can tell the shim's own
+ * system calls (already checked) from everyone else's by the instruction
+ * pointer. Once mapped it is never unmapped or changed; until then, and
+ * where it cannot be mapped, the inline trap above is used (its calls are
+ * then supervised like any other program's: slower, never wrong).
+ */
+typedef long (*jail_sysfn)(long, long, long, long, long, long, long);
+static jail_sysfn syscall_page;
+
+#if defined(__x86_64__)
+/* mov %rdi,%rax; mov %rsi,%rdi; mov %rdx,%rsi; mov %rcx,%rdx;
+ * mov %r8,%r10; mov %r9,%r8; mov 8(%rsp),%r9; syscall; ret */
+static const unsigned char trap_code[] = {0x48, 0x89, 0xf8, 0x48, 0x89, 0xf7, 0x48, 0x89, 0xd6, 0x48,
+                                          0x89, 0xca, 0x4d, 0x89, 0xc2, 0x4d, 0x89, 0xc8, 0x4c, 0x8b,
+                                          0x4c, 0x24, 0x08, 0x0f, 0x05, 0xc3};
+#endif
+
+static int page_claimed; /* one attempt per process: whoever sets it maps the page */
+
+static inline long jail_sys(long n, long a, long b, long c, long d, long e, long f)
+{
+	jail_sysfn page = __atomic_load_n(&syscall_page, __ATOMIC_ACQUIRE);
+	if (!page && !__atomic_load_n(&page_claimed, __ATOMIC_RELAXED) && jail_os_syscall_page() == 0)
+		page = syscall_page; /* a hook ran before the constructor: the page first */
+	return page ? page(n, a, b, c, d, e, f) : jail_sys6(n, a, b, c, d, e, f);
+}
+
+#define SYS(n, a, b, c, d) jail_sys((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
+
+long jail_os_syscall_page(void)
+{
+#if defined(__x86_64__)
+	if (__atomic_load_n(&syscall_page, __ATOMIC_ACQUIRE))
+		return 0;
+	if (__atomic_exchange_n(&page_claimed, 1, __ATOMIC_ACQ_REL))
+		return -EBUSY; /* another thread is mapping it, or it could not be */
+	long m = jail_sys6(SYS_mmap, (long)JAIL_SYSCALL_PAGE, 4096, PROT_READ | PROT_WRITE,
+	                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	/* -EEXIST: taken, by a racing loader in this process (which publishes
+	 * the page when it is ready) or by someone else (never adopted) */
+	if (m < 0)
+		return m;
+	if (m != (long)JAIL_SYSCALL_PAGE) { /* a kernel without MAP_FIXED_NOREPLACE put it elsewhere */
+		jail_sys6(SYS_munmap, m, 4096, 0, 0, 0, 0);
+		return -EEXIST;
+	}
+	memcpy((void *)m, trap_code, sizeof(trap_code));
+	long rc = jail_sys6(SYS_mprotect, m, 4096, PROT_READ | PROT_EXEC, 0, 0, 0);
+	if (rc < 0)
+		return rc;
+	__atomic_store_n(&syscall_page, (jail_sysfn)m, __ATOMIC_RELEASE);
+	return 0;
+#else
+	return -ENOSYS;
+#endif
+}
 
 long jail_os_readlinkat(int dirfd, const char *path, char *buf, size_t bufsz)
 {

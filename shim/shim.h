@@ -76,6 +76,17 @@ int jail_check_unix(const void *addr, unsigned len, unsigned rflags, const char 
  * (subtree.c), both ways for RENAME_EXCHANGE. */
 int jail_check_rename(int da, const char *a, int db, const char *b, unsigned flags, const char *op);
 
+/* check.c: jail_check_rename that also gives the resolved source (src) and
+ * destination (r->path), for a caller that then makes the call itself on
+ * them (the supervisor). Both are filled only when it returns 0 and both
+ * names resolved to paths (r->kind). */
+int jail_check_rename_to(int da, const char *a, int db, const char *b, unsigned flags, const char *op,
+                         char src[PATH_MAX], struct jail_resolved *r);
+
+/* check.c: whom reports speak for (the supervisor sets the caller; 0/NULL:
+ * this process), and whether to leave stderr alone. */
+void jail_report_for(long pid, const char *program, int silent);
+
 /* subtree.c: every entry beneath directory `src` must be writable there and
  * at the same place beneath `dst`. 0 when src is not a directory. */
 int jail_check_move(const char *src, const char *dst, const char *op);
@@ -95,7 +106,7 @@ int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const
  * an anonymous executable): "jail: refused OP PATH (why)". */
 int jail_refuse(const char *op, const char *path, const char *why);
 
-/* hooks_open.c: the access an open(2) with these flags needs. */
+/* check.c: the access an open(2) with these flags needs. */
 enum jail_access jail_open_access(int flags);
 
 /* hooks.c: the real function behind a hooked name. */

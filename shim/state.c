@@ -321,6 +321,9 @@ static void find_loader(struct jail_config *c)
 
 static struct jail_config *load(void)
 {
+	/* first, so that under a supervisor even the loading is not supervised
+	 * (a taken address only makes the shim's calls slower: supervised) */
+	jail_os_syscall_page();
 	void *m = jail_os_mmap(NULL, ARENA_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		fatal("cannot map memory for the jail's configuration", NULL, NULL);
@@ -384,12 +387,4 @@ const struct jail_config *jail_config(void)
 		return mine;
 	jail_os_munmap(mine, ARENA_SIZE); /* another thread (or handler) won the race */
 	return expected;
-}
-
-/* Load before main, so a bad policy stops the program before it starts. */
-__attribute__((constructor)) static void jail_init(void)
-{
-	jail_config();
-	for (int i = 0; i < JAIL_NHOOKS; i++)
-		jail_real(i);
 }

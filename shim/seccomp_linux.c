@@ -1,0 +1,169 @@
+/*
+ * seccomp_linux.c — the filter that hands a jailed process's file system
+ * calls to the supervisor (supervise.h).
+ *
+ * Invariants:
+ *  1. Only calls listed in supervised.def are sent to the supervisor; the
+ *     filter allows every other call unchanged.
+ *  2. A listed call is allowed without supervision only when its
+ *     instruction pointer lies in the shim's syscall page (os.h), whose
+ *     calls the shim has already checked. What this trusts: a native
+ *     program that maps that address itself can make unsupervised calls
+ *     from it; the kernel layer (Landlock) remains the outer bound for it.
+ *  3. Calls through another ABI (i386's int 0x80, x32) and io_uring_setup
+ *     fail with ENOSYS: their file calls would not be seen.
+ */
+#define _GNU_SOURCE
+#include "supervise.h"
+#include "os.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#define A(i) {(i), 0}
+#define K(v) {-1, (long)(v)}
+const struct jail_sup_row jail_sup_rows[] = {
+#define JAIL_SUP(name, op, d, p, d2, p2, fl, md) {#name, SYS_##name, JAIL_SUP_##op, d, p, d2, p2, fl, md},
+#include "supervised.def"
+#undef JAIL_SUP
+};
+#undef A
+#undef K
+const int jail_sup_nrows = (int)(sizeof(jail_sup_rows) / sizeof(jail_sup_rows[0]));
+
+#define JAIL_AUDIT_ARCH AUDIT_ARCH_X86_64
+#define JAIL_FOREIGN_NR 0x40000000u /* __X32_SYSCALL_BIT */
+
+#define STMT(code, k) ((struct sock_filter)BPF_STMT((code), (k)))
+#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP((code), (k), (jt), (jf)))
+#define RET_ERRNO(e) STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
+
+int jail_seccomp_install(void)
+{
+	struct sock_filter f[64];
+	int n = 0;
+	if (jail_sup_nrows + 16 > (int)(sizeof(f) / sizeof(f[0])))
+		return -E2BIG;
+
+	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_AUDIT_ARCH, 1, 0);
+	f[n++] = RET_ERRNO(ENOSYS);
+	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+	f[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, JAIL_FOREIGN_NR, 0, 1);
+	f[n++] = RET_ERRNO(ENOSYS);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1);
+	f[n++] = RET_ERRNO(ENOSYS);
+	/* one test per supervised call; each jumps to `supervised` below */
+	int supervised = n + jail_sup_nrows + 1;
+	for (int i = 0; i < jail_sup_nrows; i++, n++)
+		f[n] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)jail_sup_rows[i].nr, (unsigned char)(supervised - n - 1), 0);
+	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	/* supervised: from the syscall page, allowed; from anywhere else, notify */
+	unsigned long page = JAIL_SYSCALL_PAGE;
+	size_t ip = offsetof(struct seccomp_data, instruction_pointer);
+	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)(ip + 4)); /* high half (little-endian) */
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)(page >> 32), 0, 4);
+	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)ip);
+	f[n++] = STMT(BPF_ALU | BPF_AND | BPF_K, 0xfffff000u);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)(page & 0xffffffffu), 0, 1);
+	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+
+	struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -errno;
+	/* WAIT_KILLABLE_RECV (Linux 5.19): once the supervisor has a call, only
+	 * a fatal signal interrupts the caller, so a call made on its behalf is
+	 * never restarted (Go's preemption signals would otherwise repeat a
+	 * mkdir as EEXIST). */
+	long fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+	                  SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, &prog);
+	if (fd < 0 && errno == EINVAL)
+		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
+	return fd < 0 ? -errno : (int)fd;
+}
+#else /* the filter knows x86_64 only so far */
+const struct jail_sup_row jail_sup_rows[1];
+const int jail_sup_nrows = 0;
+
+int jail_seccomp_install(void)
+{
+	return -ENOSYS;
+}
+#endif
+
+/* ---- handing the listener to the supervisor ---- */
+
+/* One byte of data carrying one descriptor (SCM_RIGHTS). */
+struct fd_message {
+	char data;
+	struct iovec iov;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct msghdr msg;
+};
+
+static struct cmsghdr *fd_message_init(struct fd_message *m)
+{
+	m->data = 'L';
+	m->iov = (struct iovec){&m->data, 1};
+	m->msg = (struct msghdr){.msg_iov = &m->iov, .msg_iovlen = 1, .msg_control = m->u.buf,
+	                         .msg_controllen = sizeof(m->u.buf)};
+	return CMSG_FIRSTHDR(&m->msg);
+}
+
+static int send_fd(int sock, int fd)
+{
+	struct fd_message m;
+	struct cmsghdr *cm = fd_message_init(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	return sendmsg(sock, &m.msg, 0) == 1 ? 0 : -1;
+}
+
+int jail_seccomp_receive(int sock)
+{
+	struct fd_message m;
+	fd_message_init(&m);
+	if (recvmsg(sock, &m.msg, MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&m.msg);
+	if (!cm || cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+		return -1;
+	int fd;
+	memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+int jail_seccomp_handoff(void)
+{
+	const char *s = getenv(JAIL_ENV_SUPERVISOR);
+	if (!s)
+		return 0;
+	int sock = atoi(s);
+	unsetenv(JAIL_ENV_SUPERVISOR);
+	int listener = jail_seccomp_install();
+	if (listener < 0) {
+		close(sock);
+		return listener;
+	}
+	int rc = send_fd(sock, listener) == 0 ? 1 : -errno;
+	close(listener);
+	close(sock);
+	return rc;
+}

@@ -1,0 +1,59 @@
+/*
+ * supervise.h — the seccomp supervisor's two halves: the filter a jailed
+ * process installs on itself before it runs the command (seccomp_linux.c),
+ * and the table of calls the supervisor decides and makes on the callers'
+ * behalf (supervised.def, run by supervise_linux.c).
+ */
+#ifndef JAIL_SUPERVISE_H
+#define JAIL_SUPERVISE_H
+
+enum jail_sup_op {
+	JAIL_SUP_OPEN,    /* open, openat, creat */
+	JAIL_SUP_OPENAT2, /* openat2: flags and mode in a struct open_how */
+	JAIL_SUP_MKDIR,
+	JAIL_SUP_MKNOD,
+	JAIL_SUP_UNLINK,  /* unlink, rmdir, unlinkat */
+	JAIL_SUP_RENAME,
+	JAIL_SUP_LINK,
+	JAIL_SUP_SYMLINK,
+};
+
+/* A column of supervised.def: the call's argument `arg`, or when arg < 0 the
+ * constant k. */
+struct jail_sup_arg {
+	signed char arg;
+	long k;
+};
+
+struct jail_sup_row {
+	const char *name;
+	long nr;
+	enum jail_sup_op op;
+	struct jail_sup_arg dirfd, path, dirfd2, path2, flags, mode;
+};
+
+extern const struct jail_sup_row jail_sup_rows[];
+extern const int jail_sup_nrows;
+
+/*
+ * Sets no_new_privs and installs on the calling thread the filter that
+ * sends every supervised.def call to a supervisor, except those made from
+ * the shim's syscall page (os.h), and fails io_uring_setup with ENOSYS (a
+ * ring would make file calls no filter sees) and calls of another
+ * architecture's ABI (int 0x80, x32). Returns the listener descriptor, or
+ * -errno. Every descendant inherits the filter; once the listener is
+ * closed, every supervised call fails with ENOSYS (the jail fails closed).
+ */
+int jail_seccomp_install(void);
+
+/* The hand-over: jail-supervise starts the launcher with a socket's number
+ * in $JAIL_SUPERVISOR; the launcher, once its kernel layer is applied,
+ * calls jail_seccomp_handoff(), which installs the filter and sends the
+ * listener there (1), or does nothing without the variable (0), or fails
+ * (-errno: the launcher must then not run the command). The supervisor
+ * takes it with jail_seccomp_receive() (the descriptor, or -1). */
+#define JAIL_ENV_SUPERVISOR "JAIL_SUPERVISOR"
+int jail_seccomp_handoff(void);
+int jail_seccomp_receive(int sock);
+
+#endif

@@ -1,0 +1,686 @@
+/*
+ * supervise_linux.c — jail-supervise: the policy, exact, for programs that
+ * bypass libc.
+ *
+ *   jail-supervise -- COMMAND [ARG...]
+ *
+ * Forks and runs COMMAND, jailrun's launcher (jailctl landlock-exec), which
+ * applies the kernel layer, installs the seccomp filter (seccomp_linux.c),
+ * hands the listener back over a socket named in $JAIL_SUPERVISOR, and runs
+ * the preloaded command; the filter covers it and every descendant. The parent stays outside the jail, and answers each
+ * supervised call (supervised.def) by deciding it with the jail's own check
+ * (check.c, the same configuration the shim loads) and, when allowed,
+ * making it itself on the checked object:
+ *
+ *  1. A caller's memory can change after it is read, so an allowed call is
+ *     never let through (SECCOMP_USER_NOTIF_FLAG_CONTINUE is not used): the
+ *     supervisor opens the checked, symlink-free path with
+ *     openat2(RESOLVE_NO_SYMLINKS) and places the descriptor in the caller
+ *     (SECCOMP_IOCTL_NOTIF_ADDFD), or makes the *at call on parent
+ *     directories opened the same way. A symlink swapped in after the check
+ *     makes that fail (ELOOP) rather than reach elsewhere; the check then
+ *     runs again.
+ *  2. Objects named through /proc magic links (fds, including
+ *     pipes and deleted files) are pinned with an O_PATH open first, the
+ *     pinned object is what is checked, and it is reopened through the
+ *     supervisor's own /proc/self/fd entry.
+ *  3. Paths are read from /proc/TID/mem and only trusted once
+ *     SECCOMP_IOCTL_NOTIF_ID_VALID says the caller is still waiting (so the
+ *     cwd and fds opened for it belong to it, not to a reused pid).
+ *  4. A caller whose root or mount namespace is not the supervisor's is
+ *     refused: its paths would name other objects here.
+ *  5. Creations use the caller's umask; the supervisor's own is set to it
+ *     around the call (the supervisor is single-threaded).
+ *  6. Refusals go to the log and the tally, not to stderr: the caller's
+ *     terminal is not the supervisor's to write on.
+ *  7. The supervisor exits with the command's status when the command
+ *     exits. Calls still made afterwards by leftover descendants fail with
+ *     ENOSYS: without its supervisor the jail fails closed.
+ */
+#define _GNU_SOURCE
+#include "os.h"
+#include "shim.h"
+#include "supervise.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/openat2.h>
+#include <linux/seccomp.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define RETRIES 8
+
+static const char *me = "jail-supervise";
+
+/* ---- the caller ---- */
+
+struct caller {
+	const struct seccomp_notif *req;
+	int listener;
+	pid_t tid;
+	int mem; /* /proc/TID/mem */
+	char comm[32];
+	int fds[2]; /* base directories opened for it (-1: none) */
+};
+
+static long arg(const struct caller *c, struct jail_sup_arg a)
+{
+	return a.arg >= 0 ? (long)c->req->data.args[(int)a.arg] : a.k;
+}
+
+static int still_waiting(const struct caller *c)
+{
+	__u64 id = c->req->id;
+	return ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ID_VALID, &id) == 0;
+}
+
+/* A NUL-terminated string from the caller's memory, read a page at most at
+ * a time so that a string ending near the end of a mapping still reads. */
+static int read_string(const struct caller *c, unsigned long addr, char *out, size_t cap)
+{
+	size_t n = 0;
+	if (addr == 0)
+		return -EFAULT;
+	while (n < cap) {
+		size_t chunk = 4096 - ((addr + n) & 4095);
+		if (chunk > cap - n)
+			chunk = cap - n;
+		ssize_t got = pread(c->mem, out + n, chunk, (off_t)(addr + n));
+		if (got <= 0)
+			return -EFAULT;
+		char *nul = memchr(out + n, '\0', (size_t)got);
+		if (nul)
+			return 0;
+		n += (size_t)got;
+	}
+	return -ENAMETOOLONG;
+}
+
+static int read_proc_line(pid_t tid, const char *file, const char *key, char *out, size_t cap)
+{
+	char path[64], buf[4096];
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, file);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *p = key ? strstr(buf, key) : buf;
+	if (!p)
+		return -1;
+	p += key ? strlen(key) : 0;
+	size_t len = strcspn(p, "\n");
+	if (len >= cap)
+		len = cap - 1;
+	memcpy(out, p, len);
+	out[len] = '\0';
+	return 0;
+}
+
+static mode_t caller_umask(const struct caller *c)
+{
+	char v[16];
+	if (read_proc_line(c->tid, "status", "Umask:\t", v, sizeof(v)) != 0)
+		return 077; /* unknown: the safe direction */
+	return (mode_t)strtoul(v, NULL, 8) & 0777;
+}
+
+/* Same root and mount namespace as the supervisor, or its paths name other
+ * objects than the supervisor would check. */
+static int same_world(const struct caller *c)
+{
+	char path[64], root[8];
+	struct stat mine, theirs;
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)c->tid);
+	ssize_t n = readlink(path, root, sizeof(root));
+	if (n != 1 || root[0] != '/')
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)c->tid);
+	if (stat(path, &theirs) != 0 || stat("/proc/self/ns/mnt", &mine) != 0)
+		return 0;
+	return mine.st_ino == theirs.st_ino && mine.st_dev == theirs.st_dev;
+}
+
+/* Names that mean "this process" mean the caller here: /proc/self,
+ * /proc/thread-self, and the /dev aliases that lead to them. */
+static int translate(const struct caller *c, const char *in, char *out, size_t cap)
+{
+	static const struct {
+		const char *from, *to;
+	} alias[] = {{"/proc/self", ""},     {"/proc/thread-self", ""}, {"/dev/fd", "/fd"},
+	             {"/dev/stdin", "/fd/0"}, {"/dev/stdout", "/fd/1"}, {"/dev/stderr", "/fd/2"}};
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++) {
+		size_t n = strlen(alias[i].from);
+		if (strncmp(in, alias[i].from, n) == 0 && (in[n] == '\0' || in[n] == '/')) {
+			int w = snprintf(out, cap, "/proc/%d%s%s", (int)c->tid, alias[i].to, in + n);
+			return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
+		}
+	}
+	if (strlen(in) >= cap)
+		return -ENAMETOOLONG;
+	strcpy(out, in);
+	return 0;
+}
+
+/* Where the caller's relative path starts, opened here: its cwd or dirfd.
+ * An absolute path needs none (AT_FDCWD: the root is the same). */
+static int base_dir(struct caller *c, int slot, long dirfd, const char *path, int *out)
+{
+	char proc[64];
+	*out = AT_FDCWD;
+	if (path[0] == '/')
+		return 0;
+	if ((int)dirfd == AT_FDCWD)
+		snprintf(proc, sizeof(proc), "/proc/%d/cwd", (int)c->tid);
+	else if ((int)dirfd < 0)
+		return -EBADF;
+	else
+		snprintf(proc, sizeof(proc), "/proc/%d/fd/%d", (int)c->tid, (int)dirfd);
+	int fd = open(proc, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -EBADF : -errno;
+	c->fds[slot] = fd;
+	*out = fd;
+	return 0;
+}
+
+/* ---- making calls on checked objects ---- */
+
+static long open_nosymlinks(const char *path, long flags, long mode, unsigned long long resolve)
+{
+	struct open_how how = {.flags = (unsigned long long)flags | O_CLOEXEC, .mode = (unsigned long long)mode,
+	                       .resolve = resolve | RESOLVE_NO_SYMLINKS};
+	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	return fd < 0 ? -errno : fd;
+}
+
+/* The parent directory of a checked absolute path, opened without following
+ * any symlink, and the last component. "/" has no parent: AT_FDCWD and "/". */
+static int open_parent(const char *path, char *base, size_t cap, int *dirfd)
+{
+	const char *slash = strrchr(path, '/');
+	*dirfd = AT_FDCWD;
+	if (!slash || slash[1] == '\0' || strlen(slash + 1) >= cap) {
+		snprintf(base, cap, "/");
+		return 0;
+	}
+	strcpy(base, slash + 1);
+	char dir[PATH_MAX];
+	size_t n = (size_t)(slash - path);
+	if (n == 0)
+		n = 1;
+	memcpy(dir, path, n);
+	dir[n] = '\0';
+	long fd = open_nosymlinks(dir, O_PATH | O_DIRECTORY, 0, 0);
+	if (fd < 0)
+		return (int)fd;
+	*dirfd = (int)fd;
+	return 0;
+}
+
+static int via_proc(const char *path)
+{
+	return strncmp(path, "/proc/", 6) == 0;
+}
+
+/* An object named through a /proc magic link: pinned, checked as pinned,
+ * reopened through the pin. */
+static long open_pinned(const char *translated, long flags, long mode, enum jail_access a, const char *op)
+{
+	int pin = open(translated, O_PATH | O_CLOEXEC);
+	if (pin < 0)
+		return -errno;
+	int rc = jail_check_fd(pin, a, op);
+	long fd = rc;
+	if (rc == 0) {
+		char self[64];
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", pin);
+		fd = open(self, (int)(flags | O_CLOEXEC), (mode_t)mode);
+		if (fd < 0)
+			fd = -errno;
+	}
+	close(pin);
+	return fd;
+}
+
+/* SECCOMP_IOCTL_NOTIF_ADDFD cannot carry an O_PATH descriptor (the kernel
+ * does not hand those out), so an O_PATH open is answered with a descriptor
+ * that can do more: a directory opened for reading, or a regular file opened
+ * for reading when the policy allows reading it. Other O_PATH opens (of a
+ * symlink itself, a device, a FIFO, a file only `meta` is allowed on) are
+ * refused: the supervisor cannot give what was asked for, and will not give
+ * more than the policy allows. */
+static long deliverable(long fd, long flags, const char *op, const char *shown)
+{
+	struct stat st;
+	if (!(flags & O_PATH) || fd < 0)
+		return fd;
+	int rc = fstat((int)fd, &st) != 0 ? -errno : 0;
+	int reopen = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	if (rc == 0 && S_ISDIR(st.st_mode))
+		reopen |= O_DIRECTORY;
+	else if (rc == 0 && S_ISREG(st.st_mode))
+		rc = jail_check_fd((int)fd, JAIL_READ, op);
+	else if (rc == 0)
+		rc = jail_refuse(op, shown, "an O_PATH descriptor for this kind of file cannot be passed by the supervisor");
+	long out = rc;
+	if (rc == 0) {
+		char self[64];
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", (int)fd);
+		out = open(self, reopen);
+		if (out < 0)
+			out = -errno;
+	}
+	close((int)fd);
+	return out;
+}
+
+static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd, const char *path, long flags,
+                    long mode, unsigned long long resolve)
+{
+	enum jail_access a = jail_open_access((int)flags);
+	unsigned rf = ((flags & O_NOFOLLOW) || (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) ? JAIL_RES_NOFOLLOW : 0;
+	char name[PATH_MAX];
+	struct jail_resolved r;
+	int base, rc;
+	if ((rc = translate(c, path, name, sizeof(name))) || (rc = base_dir(c, 0, dirfd, name, &base)))
+		return rc;
+	if (!still_waiting(c))
+		return -ESRCH;
+	if (resolve & RESOLVE_IN_ROOT) /* a root of the caller's choosing: not what the check sees */
+		return jail_refuse(row->name, name, "RESOLVE_IN_ROOT is not supported under the supervisor");
+	mode_t old = umask(caller_umask(c));
+	long fd = -ELOOP;
+	for (int attempt = 0; attempt < RETRIES && fd == -ELOOP; attempt++) {
+		rc = jail_check_path(base, name, a, rf, row->name, &r);
+		if (rc) {
+			fd = rc;
+			break;
+		}
+		if ((resolve & RESOLVE_NO_SYMLINKS) && r.links > 0) {
+			fd = -ELOOP;
+			break;
+		}
+		if (r.kind != JAIL_OBJ_PATH || r.deleted || via_proc(r.given) || via_proc(r.path)) {
+			if ((resolve & RESOLVE_NO_MAGICLINKS) && via_proc(r.given)) {
+				fd = -ELOOP;
+				break;
+			}
+			char proc[PATH_MAX + 64];
+			if (base != AT_FDCWD && name[0] != '/')
+				snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", base, name);
+			else
+				snprintf(proc, sizeof(proc), "%s", name);
+			fd = open_pinned(proc, flags, mode, a, row->name);
+			break;
+		}
+		/* keep a trailing slash: "file/" must still fail with ENOTDIR */
+		size_t n = strlen(r.path), plen = strlen(name);
+		if (plen > 0 && name[plen - 1] == '/' && n > 1 && n + 1 < sizeof(r.path)) {
+			r.path[n] = '/';
+			r.path[n + 1] = '\0';
+		}
+		fd = open_nosymlinks(r.path, flags, mode, resolve & (RESOLVE_NO_XDEV | RESOLVE_CACHED));
+		if (fd == -ELOOP && (flags & O_NOFOLLOW))
+			break; /* the final symlink itself: the kernel's own answer */
+	}
+	umask(old);
+	fd = deliverable(fd, flags, row->name, name);
+	if (fd < 0)
+		return fd;
+	struct seccomp_notif_addfd add = {.id = c->req->id,
+	                                  .flags = SECCOMP_ADDFD_FLAG_SEND,
+	                                  .srcfd = (unsigned)fd,
+	                                  .newfd = 0,
+	                                  .newfd_flags = (unsigned)(flags & O_CLOEXEC)};
+	int sent = ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+	close((int)fd);
+	return sent >= 0 ? 1 : -ESRCH; /* 1: answered already */
+}
+
+static long do_name(struct caller *c, const struct jail_sup_row *row)
+{
+	char name[PATH_MAX], target[PATH_MAX], base[NAME_MAX + 2];
+	struct jail_resolved r;
+	int dir, pdir = AT_FDCWD, rc;
+	long flags = arg(c, row->flags), mode = arg(c, row->mode);
+	/* the name acted on: path, or for a symlink path2 (path is its text) */
+	int link_text = row->op == JAIL_SUP_SYMLINK;
+	long dirfd = link_text ? arg(c, row->dirfd2) : arg(c, row->dirfd);
+	unsigned long at = (unsigned long)(link_text ? arg(c, row->path2) : arg(c, row->path));
+	if ((rc = read_string(c, at, target, sizeof(target))) || (rc = translate(c, target, name, sizeof(name))))
+		return rc;
+	if (link_text && (rc = read_string(c, (unsigned long)arg(c, row->path), target, sizeof(target))))
+		return rc;
+	if ((rc = base_dir(c, 0, dirfd, name, &dir)))
+		return rc;
+	if (!still_waiting(c))
+		return -ESRCH;
+	long ret = -ELOOP;
+	for (int attempt = 0; attempt < RETRIES && ret == -ELOOP; attempt++) {
+		rc = jail_check_path(dir, name, JAIL_WRITE, JAIL_RES_NOFOLLOW, row->name, &r);
+		if (rc)
+			return rc;
+		if (r.kind != JAIL_OBJ_PATH || via_proc(r.path))
+			return jail_refuse(row->name, name, "a name that is not a path cannot be changed here");
+		if ((rc = open_parent(r.path, base, sizeof(base), &pdir)))
+			return rc == -ELOOP ? -ELOOP : rc;
+		mode_t old = umask(caller_umask(c));
+		switch (row->op) {
+		case JAIL_SUP_MKDIR: ret = mkdirat(pdir, base, (mode_t)mode); break;
+		case JAIL_SUP_MKNOD: ret = mknodat(pdir, base, (mode_t)mode, (dev_t)flags); break;
+		case JAIL_SUP_UNLINK: ret = unlinkat(pdir, base, (int)flags); break;
+		case JAIL_SUP_SYMLINK: ret = symlinkat(target, pdir, base); break;
+		case JAIL_SUP_OPEN:
+		case JAIL_SUP_OPENAT2:
+		case JAIL_SUP_RENAME:
+		case JAIL_SUP_LINK: errno = ENOSYS; ret = -1; break;
+		}
+		umask(old);
+		ret = ret < 0 ? -errno : 0;
+		if (pdir != AT_FDCWD)
+			close(pdir);
+		pdir = AT_FDCWD;
+	}
+	return ret;
+}
+
+/* The two names of a rename or link, each with where it starts; -ESRCH
+ * when the caller no longer waits. */
+static int two_names(struct caller *c, const struct jail_sup_row *row, char a[PATH_MAX], int *da, char b[PATH_MAX],
+                     int *db)
+{
+	char raw[PATH_MAX];
+	int rc;
+	if ((rc = read_string(c, (unsigned long)arg(c, row->path), raw, sizeof(raw))) ||
+	    (rc = translate(c, raw, a, PATH_MAX)) ||
+	    (rc = read_string(c, (unsigned long)arg(c, row->path2), raw, sizeof(raw))) ||
+	    (rc = translate(c, raw, b, PATH_MAX)) || (rc = base_dir(c, 0, arg(c, row->dirfd), a, da)) ||
+	    (rc = base_dir(c, 1, arg(c, row->dirfd2), b, db)))
+		return rc;
+	return still_waiting(c) ? 0 : -ESRCH;
+}
+
+static long do_rename(struct caller *c, const struct jail_sup_row *row)
+{
+	char a[PATH_MAX], b[PATH_MAX], src[PATH_MAX], basea[NAME_MAX + 2], baseb[NAME_MAX + 2];
+	struct jail_resolved r;
+	int da, db, rc;
+	long flags = arg(c, row->flags);
+	if ((rc = two_names(c, row, a, &da, b, &db)))
+		return rc;
+	long ret = -ELOOP;
+	for (int attempt = 0; attempt < RETRIES && ret == -ELOOP; attempt++) {
+		rc = jail_check_rename_to(da, a, db, b, (unsigned)flags, row->name, src, &r);
+		if (rc)
+			return rc;
+		if (r.kind != JAIL_OBJ_PATH || via_proc(src) || via_proc(r.path))
+			return jail_refuse(row->name, a, "a name that is not a path cannot be renamed here");
+		int pa = AT_FDCWD, pb = AT_FDCWD;
+		if ((rc = open_parent(src, basea, sizeof(basea), &pa)) ||
+		    (rc = open_parent(r.path, baseb, sizeof(baseb), &pb))) {
+			ret = rc;
+		} else {
+			ret = syscall(SYS_renameat2, pa, basea, pb, baseb, (unsigned)flags) < 0 ? -errno : 0;
+		}
+		if (pa != AT_FDCWD)
+			close(pa);
+		if (pb != AT_FDCWD)
+			close(pb);
+	}
+	return ret;
+}
+
+static long do_link(struct caller *c, const struct jail_sup_row *row)
+{
+	char a[PATH_MAX], b[PATH_MAX], baseb[NAME_MAX + 2];
+	struct jail_resolved ra, rb;
+	int da, db, rc;
+	long flags = arg(c, row->flags);
+	if (flags & AT_EMPTY_PATH)
+		return -ENOENT; /* needs CAP_DAC_READ_SEARCH, which the jail's processes do not get */
+	unsigned rf = (flags & AT_SYMLINK_FOLLOW) ? 0 : JAIL_RES_NOFOLLOW;
+	if ((rc = two_names(c, row, a, &da, b, &db)))
+		return rc;
+	long ret = -ELOOP;
+	for (int attempt = 0; attempt < RETRIES && ret == -ELOOP; attempt++) {
+		/* the existing file needs write too: a protected file cannot be
+		 * imported into a writable directory by a hard link */
+		if ((rc = jail_check_path(da, a, JAIL_WRITE, rf, row->name, &ra)) ||
+		    (rc = jail_check_path(db, b, JAIL_WRITE, JAIL_RES_NOFOLLOW, row->name, &rb)))
+			return rc;
+		if (rb.kind != JAIL_OBJ_PATH || via_proc(rb.path))
+			return jail_refuse(row->name, b, "a name that is not a path cannot be linked here");
+		/* the source pinned: by its symlink-free path, or through the magic
+		 * link it was named by (a deleted or O_TMPFILE file), and checked
+		 * again as pinned */
+		char pinpath[PATH_MAX + 64];
+		if (ra.kind == JAIL_OBJ_PATH && !ra.deleted && !via_proc(ra.path))
+			snprintf(pinpath, sizeof(pinpath), "%s", ra.path);
+		else if (da != AT_FDCWD && a[0] != '/')
+			snprintf(pinpath, sizeof(pinpath), "/proc/self/fd/%d/%s", da, a);
+		else
+			snprintf(pinpath, sizeof(pinpath), "%s", a);
+		int plain = pinpath[0] == '/' && !via_proc(pinpath);
+		long pin = plain ? open_nosymlinks(pinpath, O_PATH | O_NOFOLLOW, 0, 0) : open(pinpath, O_PATH | O_CLOEXEC);
+		if (!plain && pin < 0)
+			pin = -errno;
+		if (pin < 0) {
+			ret = pin;
+			continue;
+		}
+		rc = jail_check_fd((int)pin, JAIL_WRITE, row->name);
+		int pb = AT_FDCWD;
+		if (rc == 0)
+			rc = open_parent(rb.path, baseb, sizeof(baseb), &pb);
+		if (rc == 0) {
+			char self[64];
+			snprintf(self, sizeof(self), "/proc/self/fd/%d", (int)pin);
+			ret = linkat(AT_FDCWD, self, pb, baseb, AT_SYMLINK_FOLLOW) < 0 ? -errno : 0;
+		} else {
+			ret = rc;
+		}
+		close((int)pin);
+		if (pb != AT_FDCWD)
+			close(pb);
+	}
+	return ret;
+}
+
+/* ---- one notification ---- */
+
+static const struct jail_sup_row *row_of(long nr)
+{
+	for (int i = 0; i < jail_sup_nrows; i++)
+		if (jail_sup_rows[i].nr == nr)
+			return &jail_sup_rows[i];
+	return NULL;
+}
+
+static long handle(struct caller *c)
+{
+	const struct jail_sup_row *row = row_of(c->req->data.nr);
+	if (!row)
+		return -ENOSYS;
+	if (!same_world(c))
+		return jail_refuse(row->name, "", "the caller has its own root or mount namespace");
+	switch (row->op) {
+	case JAIL_SUP_OPEN:
+	case JAIL_SUP_OPENAT2: {
+		char path[PATH_MAX];
+		long flags = arg(c, row->flags), mode = arg(c, row->mode);
+		unsigned long long resolve = 0;
+		int rc = read_string(c, (unsigned long)arg(c, row->path), path, sizeof(path));
+		if (rc)
+			return rc;
+		if (row->op == JAIL_SUP_OPENAT2) {
+			struct open_how how = {0};
+			size_t size = (size_t)mode;
+			if (size < sizeof(how))
+				return -EINVAL;
+			/* a larger struct's extra fields must be zero; this kernel's
+			 * openat2 will say so when they are not, so read ours only */
+			if (pread(c->mem, &how, sizeof(how), (off_t)flags) != (ssize_t)sizeof(how))
+				return -EFAULT;
+			if (size > sizeof(how))
+				return -E2BIG;
+			flags = (long)how.flags;
+			mode = (long)how.mode;
+			resolve = how.resolve;
+		} else if (!(flags & (O_CREAT | __O_TMPFILE))) {
+			mode = 0; /* open(2) ignores it then; openat2 would refuse it */
+		}
+		return do_open(c, row, arg(c, row->dirfd), path, flags, mode & 07777, resolve);
+	}
+	case JAIL_SUP_MKDIR:
+	case JAIL_SUP_MKNOD:
+	case JAIL_SUP_UNLINK:
+	case JAIL_SUP_SYMLINK:
+		return do_name(c, row);
+	case JAIL_SUP_RENAME:
+		return do_rename(c, row);
+	case JAIL_SUP_LINK:
+		return do_link(c, row);
+	}
+	return -ENOSYS;
+}
+
+static void serve_one(int listener, struct seccomp_notif *req, size_t req_size)
+{
+	memset(req, 0, req_size);
+	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
+		return; /* the caller went away (ENOENT) or a signal: nothing to answer */
+	struct caller c = {.req = req, .listener = listener, .tid = (pid_t)req->pid, .fds = {-1, -1}};
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)c.tid);
+	c.mem = open(path, O_RDONLY | O_CLOEXEC);
+	long rc;
+	if (c.mem < 0) {
+		rc = -EACCES; /* cannot see what it asks: refuse */
+	} else {
+		if (read_proc_line(c.tid, "comm", NULL, c.comm, sizeof(c.comm)) != 0)
+			c.comm[0] = '\0';
+		jail_report_for(c.tid, c.comm, 1);
+		rc = handle(&c);
+		close(c.mem);
+	}
+	for (int i = 0; i < 2; i++)
+		if (c.fds[i] >= 0)
+			close(c.fds[i]);
+	if (rc == 1 || rc == -ESRCH)
+		return; /* answered with the descriptor, or nobody is waiting */
+	struct seccomp_notif_resp resp = {.id = req->id, .val = rc < 0 ? -1 : rc, .error = rc < 0 ? (int)rc : 0, .flags = 0};
+	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+/* ---- the process ---- */
+
+static pid_t child;
+
+static void forward(int sig)
+{
+	if (child > 0)
+		kill(child, sig);
+}
+
+static int exit_status(int st)
+{
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3 || strcmp(argv[1], "--") != 0) {
+		fprintf(stderr, "usage: %s -- COMMAND [ARG...]\n", me);
+		return 125;
+	}
+	jail_config(); /* the jail's configuration, as the shim loads it: 125 when it cannot be */
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+		perror(me);
+		return 125;
+	}
+	child = fork();
+	if (child < 0) {
+		perror(me);
+		return 125;
+	}
+	if (child == 0) {
+		/* the launcher installs the filter once the kernel layer is in place
+		 * (its Landlock rules need O_PATH opens a supervisor cannot answer),
+		 * and hands the listener back through this socket */
+		char fdnum[16];
+		close(sv[0]);
+		if (fcntl(sv[1], F_SETFD, 0) != 0)
+			_exit(125);
+		snprintf(fdnum, sizeof(fdnum), "%d", sv[1]);
+		setenv(JAIL_ENV_SUPERVISOR, fdnum, 1);
+		execvp(argv[2], argv + 2);
+		fprintf(stderr, "%s: %s: %s\n", me, argv[2], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(sv[1]);
+	/* the terminal's signals reach the whole group: the command decides
+	 * what they mean; the supervisor waits for it */
+	signal(SIGINT, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	struct sigaction sa = {.sa_handler = forward};
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	int listener = jail_seccomp_receive(sv[0]);
+	close(sv[0]);
+	int st;
+	if (listener < 0) { /* the child said why */
+		waitpid(child, &st, 0);
+		return exit_status(st);
+	}
+	struct seccomp_notif_sizes sizes;
+	if (syscall(SYS_seccomp, SECCOMP_GET_NOTIF_SIZES, 0, &sizes) != 0) {
+		perror(me);
+		kill(child, SIGKILL);
+		return 125;
+	}
+	size_t req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
+	                                                                      : sizeof(struct seccomp_notif);
+	struct seccomp_notif *req = calloc(1, req_size);
+	int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	if (!req || pidfd < 0) {
+		perror(me);
+		kill(child, SIGKILL);
+		return 125;
+	}
+	for (;;) {
+		struct pollfd p[2] = {{listener, POLLIN, 0}, {pidfd, POLLIN, 0}};
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			perror(me);
+			kill(child, SIGKILL);
+			return 125;
+		}
+		if (p[0].revents & POLLIN)
+			serve_one(listener, req, req_size);
+		if ((p[1].revents & POLLIN) && waitpid(child, &st, WNOHANG) == child)
+			return exit_status(st);
+		if (p[0].revents & (POLLHUP | POLLERR) && !(p[0].revents & POLLIN)) {
+			/* no process uses the filter any more: wait for the command */
+			while (waitpid(child, &st, 0) < 0 && errno == EINTR)
+				;
+			return exit_status(st);
+		}
+	}
+}

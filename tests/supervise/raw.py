@@ -1,0 +1,75 @@
+"""Raw system calls from a dynamically linked program: a syscall
+instruction in memory this script maps itself, past libc (and its syscall()
+wrapper, which the shim hooks) and so past the shim, as a program with its
+own syscall layer (Bun, Go, Rust's rustix) makes them. x86_64. Prints
+"ok ..." or "err ERRNO_NAME".
+  raw.py open PATH r|w|creat     openat(AT_FDCWD, PATH, flags) (creat: 0666)
+  raw.py read PATH               openat, then the first line read from it
+  raw.py cloexec PATH            openat(O_CLOEXEC): is FD_CLOEXEC set on the fd
+  raw.py mkdir PATH | unlink PATH | rename A B
+  raw.py io_uring                io_uring_setup(8, params)
+"""
+import ctypes
+import errno
+import fcntl
+import mmap
+import os
+import sys
+
+# mov %rdi,%rax; mov %rsi,%rdi; mov %rdx,%rsi; mov %rcx,%rdx; mov %r8,%r10;
+# mov %r9,%r8; syscall; ret  -- returns -errno on failure, as the kernel does
+CODE = bytes([0x48, 0x89, 0xF8, 0x48, 0x89, 0xF7, 0x48, 0x89, 0xD6, 0x48, 0x89, 0xCA,
+              0x4D, 0x89, 0xC2, 0x4D, 0x89, 0xC8, 0x0F, 0x05, 0xC3])
+page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+page.write(CODE)
+addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
+trap = ctypes.CFUNCTYPE(ctypes.c_long, *([ctypes.c_long] * 6))(addr)
+SYS = {"openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "io_uring_setup": 425}
+AT_FDCWD = -100
+keep = []
+
+
+def arg(v):
+    if isinstance(v, (bytes, str)):
+        b = ctypes.create_string_buffer(os.fsencode(v))
+        keep.append(b)
+        return ctypes.addressof(b)
+    return v
+
+
+def call(name, *args):
+    a = [arg(v) for v in args] + [0] * (5 - len(args))
+    r = trap(SYS[name], *a[:5])
+    if r < 0:
+        print("err " + errno.errorcode.get(-r, str(-r)))
+        sys.exit(0)
+    return r
+
+
+op = sys.argv[1]
+fd_cwd = AT_FDCWD
+if op in ("open", "read", "cloexec"):
+    mode = sys.argv[3] if len(sys.argv) > 3 else "r"
+    flags = {"r": os.O_RDONLY, "w": os.O_WRONLY, "creat": os.O_WRONLY | os.O_CREAT | os.O_TRUNC}[mode]
+    if op == "cloexec":
+        flags |= os.O_CLOEXEC
+    fd = call("openat", fd_cwd, sys.argv[2], flags, 0o666)
+    if op == "read":
+        print("ok " + os.read(fd, 4096).decode().splitlines()[0])
+    elif op == "cloexec":
+        print("ok cloexec=%d" % (1 if fcntl.fcntl(fd, fcntl.F_GETFD) & fcntl.FD_CLOEXEC else 0))
+    else:
+        print("ok")
+elif op == "mkdir":
+    call("mkdirat", fd_cwd, sys.argv[2], 0o777)
+    print("ok")
+elif op == "unlink":
+    call("unlinkat", fd_cwd, sys.argv[2], 0)
+    print("ok")
+elif op == "rename":
+    call("renameat", fd_cwd, sys.argv[2], fd_cwd, sys.argv[3])
+    print("ok")
+elif op == "io_uring":
+    params = ctypes.create_string_buffer(120)
+    call("io_uring_setup", 8, ctypes.addressof(params))
+    print("ok")

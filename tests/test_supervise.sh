@@ -1,0 +1,147 @@
+#!/bin/bash
+# test_supervise.sh — jailrun --supervise: programs that bypass libc (a
+# static binary, raw system calls from python) are held to the exact
+# policy — the built-in default, with its carve-outs inside {cwd} that the
+# kernel layer alone cannot express (.git/hooks, .env) — while new files at
+# {cwd}'s top level can still be made. Also: descriptors placed in the
+# caller keep O_CLOEXEC and the caller's umask, /dev/stdin means the
+# caller's, io_uring is unavailable, libc programs work as before, refusals
+# are logged with the caller's name, and a jail whose supervisor is gone
+# fails closed.
+#   usage: test_supervise.sh BUILD_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+BUILD=$(cd "$1" && pwd)
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+JAILRUN=$BUILD/bin/jailrun
+RAW=$SRC/tests/supervise/raw.py
+T=$(mktemp -d /tmp/jail-supervise-test.XXXXXX)
+T=$(cd "$T" && pwd -P)
+trap 'rm -rf "$T"' EXIT
+export HOME=$T/home TMPDIR=$T/tmp PATH=/usr/local/bin:/usr/bin:/bin LC_ALL=C XDG_CONFIG_HOME=$T/home/.config
+unset SSH_AUTH_SOCK
+mkdir -p "$HOME" "$TMPDIR" "$T/proj/.git/hooks" "$T/proj/tools"
+P=$T/proj
+cp "$BUILD/tests/hookprobe-static" "$P/tools/probe"
+echo "#!/bin/sh" >"$P/.git/hooks/sample"
+echo "SECRET-$$" >"$P/.env"
+cd "$P" || exit 1
+
+run() { out=$("$JAILRUN" --quiet --supervise "$@" 2>&1); rc=$?; }
+absent() { [ ! -e "$P/$1" ] && [ ! -L "$P/$1" ]; }
+
+if [ ! -x "$BUILD/libexec/libjail/jail-supervise" ]; then
+	skipped "supervisor" "jail-supervise is not built on this architecture"
+	finish
+	exit $?
+fi
+run true
+if [ "$rc" -ne 0 ]; then
+	skipped "supervisor" "seccomp user notification is not available here: $out"
+	finish
+	exit $?
+fi
+
+kernel=0
+"$JAILRUN" --quiet --kernel=require -- true 2>/dev/null && kernel=1
+
+# ---- a static binary: it can only run where the kernel layer confines it ----
+if [ "$kernel" = 1 ]; then
+	out=$("$JAILRUN" --quiet -- tools/probe creat .git/hooks/control 2>&1)
+	check "without the supervisor, the kernel layer alone lets a static binary plant a hook (the gap)" \
+		test "$out" = ok -a -e .git/hooks/control
+	rm -f .git/hooks/control
+
+	run tools/probe creat top.txt
+	check "static: a new file at {cwd}'s top level is made" test "$out" = ok -a -f top.txt
+	run tools/probe creat .git/hooks/pre-commit
+	check "static: creating .git/hooks/pre-commit is refused" test "$out" = "err EACCES"
+	check "static: ... and nothing was made" absent .git/hooks/pre-commit
+	run tools/probe open .env r
+	check "static: reading .env (a glob deny) is refused" test "$out" = "err EACCES"
+	run tools/probe rename top.txt .git/hooks/post-merge
+	check "static: renaming a file into .git/hooks is refused" test "$out" = "err EACCES" -a -f top.txt
+	run tools/probe mkdir .git/hooks/d
+	check "static: mkdir in .git/hooks is refused" test "$out" = "err EACCES"
+	run tools/probe symlink /bin/sh .git/hooks/post-checkout
+	check "static: a symlink in .git/hooks is refused" test "$out" = "err EACCES"
+	check "static: ... and nothing was made" absent .git/hooks/post-checkout
+	run tools/probe link top.txt .git/hooks/pre-push
+	check "static: a hard link into .git/hooks is refused" test "$out" = "err EACCES"
+	run tools/probe rename .git .g
+	check "static: moving .git (hooks and all) is refused" test "$out" = "err EACCES" -a -f .git/hooks/sample
+	run tools/probe unlink .git/hooks/sample
+	check "static: removing a hook is refused" test "$out" = "err EACCES" -a -f .git/hooks/sample
+	run tools/probe mkdir sub
+	check "static: mkdir in {cwd}" test "$out" = ok -a -d sub
+	run tools/probe rmdir sub
+	check "static: rmdir in {cwd}" test "$out" = ok -a ! -e sub
+	run tools/probe threads top.txt .env
+	check "static: 16 threads of allowed and refused opens, each answered right" test "$out" = ok
+	rm -f "$T/log"
+	out=$("$JAILRUN" --quiet --supervise --log "$T/log" -- tools/probe creat .git/hooks/pre-rebase 2>&1)
+	check "static: the refusal is logged for the caller, with the rule" \
+		grep -Eq '"program":"probe","operation":"(creat|openat)".*"rule":"<default>:[0-9]*: deny write \*\*/.git/hooks"' "$T/log"
+	check "static: ... and the caller's terminal got no line from the supervisor" test "$out" = "err EACCES"
+else
+	skipped "static binaries" "this kernel has no Landlock: the shim refuses static binaries"
+fi
+
+# ---- raw system calls from a dynamically linked program ----
+if command -v python3 >/dev/null; then
+	out=$("$JAILRUN" --quiet -- python3 "$RAW" read .env 2>&1)
+	check "without the supervisor, a raw openat reads .env (the gap: a glob deny the kernel layer cannot hold)" \
+		test "$out" = "ok SECRET-$$"
+	run python3 "$RAW" read .env
+	check "raw openat: .env is refused" test "$out" = "err EACCES"
+	run python3 "$RAW" open .git/hooks/pre-commit creat
+	check "raw openat(O_CREAT): .git/hooks is refused" test "$out" = "err EACCES"
+	check "raw openat(O_CREAT): ... and nothing was made" absent .git/hooks/pre-commit
+	run python3 "$RAW" mkdir made
+	check "raw mkdirat in {cwd}" test "$out" = ok -a -d made
+	run python3 "$RAW" rename made .git/hooks/made
+	check "raw renameat into .git/hooks is refused" test "$out" = "err EACCES" -a -d made
+	run python3 "$RAW" unlink .git/hooks/sample
+	check "raw unlinkat of a hook is refused" test "$out" = "err EACCES" -a -f .git/hooks/sample
+	run python3 "$RAW" cloexec .git/hooks/sample
+	check "a descriptor placed by the supervisor keeps O_CLOEXEC" test "$out" = "ok cloexec=1"
+	out=$(echo "piped-$$" | "$JAILRUN" --quiet --supervise -- python3 "$RAW" read /dev/stdin 2>&1)
+	check "/dev/stdin is the caller's (a pipe), not the supervisor's" test "$out" = "ok piped-$$"
+	out=$("$JAILRUN" --quiet --supervise -- sh -c "umask 027; python3 '$RAW' open masked creat" 2>&1)
+	check "files made for the caller get its umask (027: 0640)" test "$out" = ok -a "$(stat -c %a masked 2>/dev/null)" = 640
+	run python3 "$RAW" io_uring
+	check "io_uring_setup is unavailable (its file calls would go unseen)" test "$out" = "err ENOSYS"
+else
+	skipped "raw system calls" "python3 is not installed"
+fi
+
+# ---- libc programs: checked by the shim, unchanged ----
+run sh -c 'mkdir a && mv a b && rmdir b && echo content >f && cat f && ln -s f l && cat l && rm f l && echo x >/dev/null'
+check "libc programs work as before (mkdir, mv, rmdir, redirections, symlinks)" test "$out" = "content
+content"
+run sh -c 'echo x > .git/hooks/pre-commit'
+check "libc programs: the shim still refuses .git/hooks" test "$rc" -ne 0
+check "libc programs: ... and nothing was made" absent .git/hooks/pre-commit
+run sh -c 'exit 7'
+check "the command's exit status comes through the supervisor" status_is 7
+
+# ---- without its supervisor the jail fails closed ----
+if [ "$kernel" = 1 ]; then
+	# killed from outside: inside, Landlock's signal scoping (ABI 6) keeps
+	# the jail from signalling it at all
+	"$JAILRUN" --quiet --supervise -- sh -c 'echo $PPID >sup; while [ ! -e go ]; do sleep 0.05; done; tools/probe creat late.txt >result' >/dev/null 2>&1 &
+	for _ in $(seq 100); do [ -s sup ] && break; sleep 0.05; done
+	kill -9 "$(cat sup)"
+	sleep 0.2
+	touch go
+	wait
+	for _ in $(seq 50); do [ -s result ] && break; sleep 0.1; done
+	out=$(cat result 2>/dev/null)
+	check "with the supervisor killed, supervised calls fail (ENOSYS), never pass" test "$out" = "err ENOSYS"
+	check "... and nothing was made" absent late.txt
+	if [ "$("$JAILRUN" --print-policy 2>/dev/null | grep -c 'ABI [6-9]')" -gt 0 ]; then
+		run sh -c 'kill -9 $PPID 2>&1; echo rc=$?'
+		check "a jailed process cannot signal its supervisor (Landlock scoping)" has "rc=1"
+	fi
+fi
+finish
