@@ -109,11 +109,11 @@ int jail_seccomp_install(void)
 struct fd_message {
 	char data;
 	struct iovec iov;
-	union {
+	struct msghdr msg;
+	union { /* last: clang sees CMSG_SPACE as variable-sized */
 		struct cmsghdr h;
 		char buf[CMSG_SPACE(sizeof(int))];
 	} u;
-	struct msghdr msg;
 };
 
 static struct cmsghdr *fd_message_init(struct fd_message *m)
