@@ -85,11 +85,11 @@ void jail_put_json(struct jail_buf *b, const char *s)
  * which is single-threaded; the shim never changes it. */
 static struct {
 	long pid;
-	const char *program;
+	const char *(*program)(long pid); /* asked only when a line is written */
 	int silent;
 } speaker;
 
-void jail_report_for(long pid, const char *program, int silent)
+void jail_report_for(long pid, const char *(*program)(long pid), int silent)
 {
 	speaker.pid = pid;
 	speaker.program = program;
@@ -118,9 +118,8 @@ static void log_line(const char *log, const char *op, const char *access, const 
 	jail_put(&b, ",\"pid\":");
 	jail_put_uint(&b, (unsigned long)(speaker.pid ? speaker.pid : jail_os_getpid()));
 	jail_put(&b, ",\"program\":");
-	jail_put_json(&b, speaker.program           ? speaker.program
-	                  : program_invocation_short_name ? program_invocation_short_name
-	                                                  : "");
+	const char *program = speaker.program ? speaker.program(speaker.pid) : program_invocation_short_name;
+	jail_put_json(&b, program ? program : "");
 	jail_put(&b, ",\"operation\":");
 	jail_put_json(&b, op);
 	jail_put(&b, ",\"access\":");

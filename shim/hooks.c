@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include "shim.h"
+#include "os.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdatomic.h>
+#include <sys/syscall.h>
 #include <stdio.h>
 #include <sys/socket.h>
 #include <string.h>
@@ -54,9 +56,11 @@ int __xmknodat(int v, int d, const char *p, mode_t m, dev_t *dv);
 
 static const char *const names[JAIL_NHOOKS] = {
 #define JAIL_HOOK(ret, name, params, args, fail, check) #name,
+#define JAIL_DIRECT(ret, name, params, fail, check, call) #name,
 #define JAIL_CUSTOM(ret, name, params) #name,
 #include "hooks.def"
 #undef JAIL_HOOK
+#undef JAIL_DIRECT
 #undef JAIL_CUSTOM
 };
 
@@ -126,7 +130,25 @@ static int jail_check_mmsg(const struct mmsghdr *v, unsigned int n, const char *
 		}                                                                                              \
 		return jail_fn args;                                                                           \
 	}
+/* A checked call made from the syscall page; -errno becomes errno. */
+#define SYS3(nr, a, b, c) jail_os_sys(SYS_##nr, (long)(a), (long)(b), (long)(c), 0, 0)
+#define SYS5(nr, a, b, c, d, e) jail_os_sys(SYS_##nr, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e))
+#define MKNOD(d, p, m, v) ((v) == (dev_t)(unsigned int)(v) ? SYS5(mknodat, d, p, m, (unsigned int)(v), 0) : -EOVERFLOW)
+#define JAIL_DIRECT(ret, name, params, fail, check, call)                                                      \
+	JAIL_EXPORT ret name params                                                                            \
+	{                                                                                                      \
+		static const char jail_op[] = #name;                                                           \
+		long jail_rc = (check);                                                                        \
+		if (jail_rc == 0)                                                                              \
+			jail_rc = (call);                                                                      \
+		if (jail_rc < 0) {                                                                             \
+			errno = (int)-jail_rc;                                                                 \
+			return fail;                                                                           \
+		}                                                                                              \
+		return (ret)jail_rc;                                                                           \
+	}
 #define JAIL_CUSTOM(ret, name, params)
 #include "hooks.def"
 #undef JAIL_HOOK
+#undef JAIL_DIRECT
 #undef JAIL_CUSTOM

@@ -78,6 +78,11 @@ static inline long jail_sys(long n, long a, long b, long c, long d, long e, long
 
 #define SYS(n, a, b, c, d) jail_sys((n), (long)(a), (long)(b), (long)(c), (long)(d), 0, 0)
 
+long jail_os_sys(long nr, long a, long b, long c, long d, long e)
+{
+	return jail_sys(nr, a, b, c, d, e, 0);
+}
+
 long jail_os_syscall_page(void)
 {
 #if defined(__x86_64__)

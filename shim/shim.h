@@ -83,9 +83,10 @@ int jail_check_rename(int da, const char *a, int db, const char *b, unsigned fla
 int jail_check_rename_to(int da, const char *a, int db, const char *b, unsigned flags, const char *op,
                          char src[PATH_MAX], struct jail_resolved *r);
 
-/* check.c: whom reports speak for (the supervisor sets the caller; 0/NULL:
- * this process), and whether to leave stderr alone. */
-void jail_report_for(long pid, const char *program, int silent);
+/* check.c: whom reports speak for (the supervisor sets the caller, and a
+ * function that names it when a log line is written; 0/NULL: this
+ * process), and whether to leave stderr alone. */
+void jail_report_for(long pid, const char *(*program)(long pid), int silent);
 
 /* subtree.c: every entry beneath directory `src` must be writable there and
  * at the same place beneath `dst`. 0 when src is not a directory. */
@@ -123,9 +124,11 @@ static inline const void *jail_launder(const void *p)
 /* The hook ids, from hooks.def. */
 enum jail_hook_id {
 #define JAIL_HOOK(ret, name, params, args, fail, check) JAIL_ID_##name,
+#define JAIL_DIRECT(ret, name, params, fail, check, call) JAIL_ID_##name,
 #define JAIL_CUSTOM(ret, name, params) JAIL_ID_##name,
 #include "hooks.def"
 #undef JAIL_HOOK
+#undef JAIL_DIRECT
 #undef JAIL_CUSTOM
 	JAIL_NHOOKS
 };

@@ -33,4 +33,22 @@ for kernel in off auto; do
 		bash -c "grep -q 'opened [1-9]' <<<'$out' && grep -q 'refused [1-9]' <<<'$out'"
 	check "kernel=$kernel: nothing landed in the protected directory in 100,000 tries" test ! -e "$T/protected/file"
 done
+
+# The supervisor alone (no kernel layer): the opens are raw system calls,
+# past the shim, each decided and made by the supervisor.
+if [ -x "$BUILD/libexec/libjail/jail-supervise" ]; then
+	rm -f "$T/protected/file" "$T/jail/x/file"
+	"$RACER" swap "$T/jail" 120 >"$T/swap.out" &
+	swapper=$!
+	out=$("$BUILD/bin/jailrun" --quiet --kernel=off --supervise --policy "$T/policy" -- "$RACER" open-raw "$T/jail" 100000 2>&1)
+	kill "$swapper" 2>/dev/null
+	wait "$swapper" 2>/dev/null
+	[ -L "$T/jail/x" ] && mv "$T/jail/x" "$T/jail/x.l" && mv "$T/jail/xlink" "$T/jail/x" && mv "$T/jail/x.l" "$T/jail/xlink"
+	printf '# supervisor: %s\n' "$out"
+	check "supervisor: the race ran (some opens refused, some done)" \
+		bash -c "grep -q 'opened [1-9]' <<<'$out' && grep -q 'refused [1-9]' <<<'$out'"
+	check "supervisor: nothing landed in the protected directory in 100,000 raw opens" test ! -e "$T/protected/file"
+else
+	skipped "supervisor race" "jail-supervise is not built on this architecture"
+fi
 finish

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,7 +27,7 @@
 extern char **environ;
 
 static char dir[64], deep[PATH_MAX], via_link[PATH_MAX], self[PATH_MAX];
-static char blob10[PATH_MAX], blob10k[PATH_MAX];
+static char blob10[PATH_MAX], blob10k[PATH_MAX], blob10x[PATH_MAX];
 
 static double now_ns(void)
 {
@@ -42,6 +43,14 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* ---- the worker: one workload, timed, in this process ---- */
+
+static long raw_syscall4(long n, long a, long b, long c, long d)
+{
+	long ret;
+	register long r10 __asm__("r10") = d;
+	__asm__ volatile("syscall" : "=a"(ret) : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
+	return ret;
+}
 
 static double work(const char *what, const char *base, int n)
 {
@@ -64,6 +73,10 @@ static double work(const char *what, const char *base, int n)
 			fclose(fopen(deep, "r"));
 		} else if (strcmp(what, "symlink") == 0) {
 			close(open(via_link, O_RDONLY | O_CLOEXEC));
+		} else if (strcmp(what, "raw-open") == 0) {
+			/* what a program with its own syscall layer does: no libc, no shim */
+			long fd = raw_syscall4(SYS_openat, AT_FDCWD, (long)deep, O_RDONLY | O_CLOEXEC, 0);
+			raw_syscall4(SYS_close, fd, 0, 0, 0);
 		} else if (strcmp(what, "spawn") == 0) {
 			pid_t pid;
 			char *argv[] = {(char *)"true", NULL};
@@ -119,6 +132,21 @@ static char **jailed_env(const char *blob)
 	return env;
 }
 
+/* Under the kernel layer (jailctl landlock-exec), with or without the
+ * supervisor in front of it: the same launch jailrun makes. */
+static double one_launched(const char *what, int n, const char *blob, int supervised)
+{
+	char count[16], out[256];
+	snprintf(count, sizeof(count), "%d", n);
+	char *argv[] = {(char *)JAIL_SUPERVISE_PATH, (char *)"--", (char *)JAIL_CTL_PATH, (char *)"landlock-exec",
+	                (char *)"--blob", (char *)blob, (char *)"--preload", (char *)JAIL_SHIM_PATH, (char *)"--",
+	                self, (char *)"--worker", (char *)what, dir, count, NULL};
+	char **env = jailed_env(blob) + 1; /* the launcher sets LD_PRELOAD for the worker alone */
+	if (run(supervised ? argv : argv + 2, env, out, sizeof(out)) != 0)
+		return -1;
+	return atof(out);
+}
+
 static double one(const char *what, int n, const char *blob)
 {
 	char count[16], out[256];
@@ -136,6 +164,16 @@ struct row {
 	double budget;
 };
 
+/* Medians of the A and B runs, their ratio, and the budget's verdict. */
+static void report(const struct row *r, double *a, double *b, int rounds, const char *against)
+{
+	qsort(a, (size_t)rounds, sizeof(double), cmp_double);
+	qsort(b, (size_t)rounds, sizeof(double), cmp_double);
+	double ma = a[rounds / 2], mb = b[rounds / 2], ratio = mb / ma;
+	printf("  %-34s %9.0f ns  %9.0f ns  %5.2fx %-10s (budget <= %.2fx: %s)\n", r->label, ma, mb, ratio, against,
+	       r->budget, ratio <= r->budget ? "met" : "MISSED");
+}
+
 static void compare(const struct row *r, int rounds, const char *blob_b, const char *blob_a, const char *against)
 {
 	double a[64], b[64];
@@ -143,11 +181,20 @@ static void compare(const struct row *r, int rounds, const char *blob_b, const c
 		a[i] = one(r->what, r->n, blob_a);
 		b[i] = one(r->what, r->n, blob_b);
 	}
-	qsort(a, (size_t)rounds, sizeof(double), cmp_double);
-	qsort(b, (size_t)rounds, sizeof(double), cmp_double);
-	double ma = a[rounds / 2], mb = b[rounds / 2], ratio = mb / ma;
-	printf("  %-34s %9.0f ns  %9.0f ns  %5.2fx %-10s (budget <= %.2fx: %s)\n", r->label, ma, mb, ratio, against,
-	       r->budget, ratio <= r->budget ? "met" : "MISSED");
+	report(r, a, b, rounds, against);
+}
+
+/* The supervisor (jailrun --supervise) against the same launch without it;
+ * the policy also lets the jail run this program (the launcher execs it
+ * under Landlock). */
+static void compare_supervised(const struct row *r, int rounds, int raw_against_plain)
+{
+	double a[64], b[64];
+	for (int i = 0; i < rounds; i++) {
+		a[i] = raw_against_plain ? one(r->what, r->n, NULL) : one_launched(r->what, r->n, blob10x, 0);
+		b[i] = one_launched(r->what, r->n, blob10x, 1);
+	}
+	report(r, a, b, rounds, raw_against_plain ? "" : "of shim");
 }
 
 static void setup(void)
@@ -160,6 +207,7 @@ static void setup(void)
 	snprintf(via_link, sizeof(via_link), "%s/l/d4/d5/d6/d7/file", dir);
 	snprintf(blob10, sizeof(blob10), "%s/p10.blob", dir);
 	snprintf(blob10k, sizeof(blob10k), "%s/p10k.blob", dir);
+	snprintf(blob10x, sizeof(blob10x), "%s/p10x.blob", dir);
 	snprintf(cmd, sizeof(cmd),
 	         "cd '%s' && mkdir -p d1/d2/d3/d4/d5/d6/d7 && echo x > d1/d2/d3/d4/d5/d6/d7/file && ln -s d1/d2/d3 l && "
 	         "printf 'allow read /\\nallow exec /usr /bin /lib /lib64\\nallow write {cwd} {tmp} /dev/null\\n"
@@ -167,8 +215,9 @@ static void setup(void)
 	         "cp p10 p10k && i=0; while [ $i -lt 3333 ]; do "
 	         "printf 'allow write /data/p%%d/q%%d/r\\ndeny read /data/p%%d/*.key%%d\\ndeny write **/name%%d\\n' "
 	         "$((i %% 97)) $i $((i %% 89)) $i $i >> p10k; i=$((i+1)); done && "
-	         "'%s' --policy p10 --cwd '%s' compile p10.blob && '%s' --policy p10k --cwd '%s' compile p10k.blob",
-	         dir, JAIL_CTL_PATH, dir, JAIL_CTL_PATH, dir);
+	         "'%s' --policy p10 --cwd '%s' compile p10.blob && '%s' --policy p10k --cwd '%s' compile p10k.blob && "
+	         "'%s' --policy p10 --rule 'allow exec %s' --cwd '%s' compile p10x.blob",
+	         dir, JAIL_CTL_PATH, dir, JAIL_CTL_PATH, dir, JAIL_CTL_PATH, self, dir);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "bench: setup failed\n");
 		exit(1);
@@ -307,6 +356,24 @@ int main(int argc, char **argv)
 		compare(&rows[i], rounds, blob10, NULL, "");
 	static const struct row big = {"read-open", "read-open, 10,000 vs 10 rules", 20000, 1.10};
 	compare(&big, rounds, blob10k, blob10, "of 10");
+
+	if (access(JAIL_SUPERVISE_PATH, X_OK) == 0) {
+		static const struct row sup[] = {
+		    {"read-open", "read-open+close", 20000, 1.05},
+		    {"create", "create-open O_CREAT|O_TRUNC", 20000, 1.05},
+		    {"rename", "rename", 20000, 1.05},
+		    {"fopen", "fopen+fclose", 20000, 1.05},
+		    {"spawn", "spawn /bin/true (x300)", 300, 1.05},
+		};
+		printf("under the supervisor (jailrun --supervise), against the shim and kernel layer without it:\n");
+		for (size_t i = 0; i < sizeof(sup) / sizeof(sup[0]); i++)
+			compare_supervised(&sup[i], rounds, 0);
+		static const struct row raw = {"raw-open", "raw openat+close, supervised", 5000, 10.0};
+		printf("a call the supervisor makes for its caller (a raw syscall), against the same call unhooked:\n");
+		compare_supervised(&raw, rounds, 1);
+	} else {
+		printf("  the supervisor: not measured (jail-supervise is not built here)\n");
+	}
 
 	double bp[16], bj[16];
 	int br = rounds < 16 ? (rounds < 3 ? 3 : rounds / 2 + 1) : 8;

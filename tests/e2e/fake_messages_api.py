@@ -1,11 +1,13 @@
 # fake_messages_api.py — a loopback stand-in for the model API that agent
-# CLIs speak (streamed Messages). The first turn asks for one Write tool call
-# of argv[2]; once a tool result comes back, it ends the turn. It listens on
+# CLIs speak (streamed Messages). The first turn asks for one tool call on
+# argv[2] (Write, or the tool named by argv[3]: Read); once a tool result
+# comes back, it logs the result's text and ends the turn. It listens on
 # 127.0.0.1 only, writes its port to argv[1], logs requests to argv[1].log,
 # and stops by itself after two minutes.
-#   usage: fake_messages_api.py PORT_FILE TARGET_PATH
+#   usage: fake_messages_api.py PORT_FILE TARGET_PATH [TOOL]
 import json, sys, http.server, time
 port_file, target = sys.argv[1], sys.argv[2]
+tool = sys.argv[3] if len(sys.argv) > 3 else 'Write'
 log = open(port_file + '.log', 'a')
 
 def sse(h, event, data):
@@ -26,17 +28,20 @@ class H(http.server.BaseHTTPRequestHandler):
         msgs = body.get('messages', [])
         last = msgs[-1] if msgs else {}
         content = last.get('content')
-        has_result = isinstance(content, list) and any(isinstance(c, dict) and c.get('type') == 'tool_result' for c in content)
+        results = [c for c in content if isinstance(c, dict) and c.get('type') == 'tool_result'] if isinstance(content, list) else []
+        for r in results:
+            log.write(f"RESULT {json.dumps(r.get('content'))}\n"); log.flush()
         tools = [t.get('name') for t in body.get('tools', [])]
-        want_tool = not has_result and 'Write' in tools
+        want_tool = not results and tool in tools
         self.send_response(200)
         self.send_header('content-type', 'text/event-stream')
         self.end_headers()
         mid = 'msg_jail_1'
         sse(self, 'message_start', {'type': 'message_start', 'message': {'id': mid, 'type': 'message', 'role': 'assistant', 'model': body.get('model', 'x'), 'content': [], 'stop_reason': None, 'stop_sequence': None, 'usage': {'input_tokens': 10, 'output_tokens': 1}}})
         if want_tool:
-            sse(self, 'content_block_start', {'type': 'content_block_start', 'index': 0, 'content_block': {'type': 'tool_use', 'id': 'toolu_jail_1', 'name': 'Write', 'input': {}}})
-            sse(self, 'content_block_delta', {'type': 'content_block_delta', 'index': 0, 'delta': {'type': 'input_json_delta', 'partial_json': json.dumps({'file_path': target, 'content': 'written by the agent\n'})}})
+            args = {'file_path': target, 'content': 'written by the agent\n'} if tool == 'Write' else {'file_path': target}
+            sse(self, 'content_block_start', {'type': 'content_block_start', 'index': 0, 'content_block': {'type': 'tool_use', 'id': 'toolu_jail_1', 'name': tool, 'input': {}}})
+            sse(self, 'content_block_delta', {'type': 'content_block_delta', 'index': 0, 'delta': {'type': 'input_json_delta', 'partial_json': json.dumps(args)}})
             sse(self, 'content_block_stop', {'type': 'content_block_stop', 'index': 0})
             sse(self, 'message_delta', {'type': 'message_delta', 'delta': {'stop_reason': 'tool_use', 'stop_sequence': None}, 'usage': {'output_tokens': 20}})
         else:

@@ -29,15 +29,17 @@ if ! (cd "$T/agent" && timeout 300 npm install --no-audit --no-fund --loglevel=e
 	exit
 fi
 
-# run_agent TARGET: one -p session whose model asks to Write TARGET.
+# run_agent TARGET [JAILRUN-OPTION...]: one -p session whose model asks to
+# Write TARGET ($tool=Read: to read it).
+tool=Write
 run_agent() {
 	rm -f "$T/port" "$T/port.log"
-	python3 "$HERE/fake_messages_api.py" "$T/port" "$1" &
+	python3 "$HERE/fake_messages_api.py" "$T/port" "$1" "$tool" &
 	server=$!
 	for _ in $(seq 50); do [ -s "$T/port" ] && break; sleep 0.1; done
 	out=$(cd "$T/proj" && HOME=$T/home TMPDIR=$T/tmp ANTHROPIC_BASE_URL=http://127.0.0.1:$(cat "$T/port") \
 		ANTHROPIC_API_KEY=sk-test-dummy timeout 120 "$BUILD/bin/jailrun" "${@:2}" --allow-exec "$T/agent" -- \
-		"$T/agent/node_modules/.bin/claude" -p "write the file" --add-dir "$T/outside" --allowedTools Write 2>&1)
+		"$T/agent/node_modules/.bin/claude" -p "write the file" --add-dir "$T/outside" --allowedTools "$tool" 2>&1)
 	rc=$?
 	kill "$server" 2>/dev/null
 	wait "$server" 2>/dev/null
@@ -52,4 +54,47 @@ run_agent "$T/outside/pwned.txt" --kernel=off
 check "the shim alone also stops it" test -z "$(ls -A "$T/outside")"
 run_agent "$T/proj/notes.txt"
 check "its Write inside the project works" grep -qx "written by the agent" "$T/proj/notes.txt"
+
+# Its Write tool creates files with raw system calls from a worker thread
+# (measured with 2.1): the shim never sees them, and the kernel layer cannot
+# hold a carve-out inside the project. The supervisor can. A carve-out of
+# our own (vendor/), since Claude Code itself refuses to write .git/hooks.
+mkdir -p "$T/proj/.git/hooks" "$T/proj/vendor"
+echo "SECRET-$$" >"$T/proj/.env"
+printf 'include default\ndeny write {cwd}/vendor\n' >"$T/carve.policy"
+# Its checks before writing go through libc and meet the shim; a dangling
+# symlink into the carve-out would pass them (metadata is allowed there) for
+# the raw open to follow. Claude Code 2.1 also refuses on its own to write
+# through a symlink, or to .git/hooks, or to read a file it cannot stat: the
+# control rows then skip, saying so, and the --supervise rows hold either
+# way. test_supervise.sh shows the supervisor against raw system calls
+# directly.
+ln -s vendor/lib.txt "$T/proj/link.txt"
+run_agent "$T/proj/link.txt" --policy "$T/carve.policy"
+if [ -e "$T/proj/vendor/lib.txt" ]; then
+	ok "control: without the supervisor its Write through a dangling symlink lands in a write carve-out (the gap)"
+	rm -f "$T/proj/vendor/lib.txt"
+else
+	skipped "control" "this version's Write did not reach the carve-out without the supervisor: $(tail -3 <<<"$out")"
+fi
+run_agent "$T/proj/link.txt" --policy "$T/carve.policy" --supervise
+check "--supervise: its Write through the symlink cannot create a file in the carve-out" \
+	test ! -e "$T/proj/vendor/lib.txt"
+check "--supervise: ... and the agent ran its turn" grep -q "^RESULT" "$T/port.log"
+run_agent "$T/proj/vendor/lib.txt" --policy "$T/carve.policy" --supervise
+check "--supervise: its Write straight into the carve-out is refused too" test ! -e "$T/proj/vendor/lib.txt"
+run_agent "$T/proj/.git/hooks/pre-commit" --supervise
+check "--supervise: its Write cannot create .git/hooks/pre-commit" test ! -e "$T/proj/.git/hooks/pre-commit"
+run_agent "$T/proj/notes2.txt" --supervise
+check "--supervise: its Write of a new file in the project works" grep -qx "written by the agent" "$T/proj/notes2.txt"
+tool=Read
+run_agent "$T/proj/.env"
+if grep -q "SECRET-$$" "$T/port.log"; then
+	ok "control: without the supervisor its Read tool reads .env (a glob deny only the shim knows)"
+else
+	skipped "control" "this version's Read did not read .env without the supervisor: $(grep '^RESULT' "$T/port.log")"
+fi
+run_agent "$T/proj/.env" --supervise
+check "--supervise: its Read tool ran" grep -q "^RESULT" "$T/port.log"
+check "--supervise: ... and cannot read .env" bash -c "! grep -q 'SECRET-$$' '$T/port.log'"
 finish
