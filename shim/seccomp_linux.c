@@ -31,10 +31,13 @@
 #include <unistd.h>
 
 #if defined(__x86_64__)
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452 /* Linux 6.6; older headers lack it, and the filter must not */
+#endif
 #define A(i) {(i), 0}
 #define K(v) {-1, (long)(v)}
 const struct jail_sup_row jail_sup_rows[] = {
-#define JAIL_SUP(name, op, d, p, d2, p2, fl, md) {#name, SYS_##name, JAIL_SUP_##op, d, p, d2, p2, fl, md},
+#define JAIL_SUP(name, op, d, p, d2, p2, fl, md, x) {#name, SYS_##name, JAIL_SUP_##op, d, p, d2, p2, fl, md, x},
 #include "supervised.def"
 #undef JAIL_SUP
 };

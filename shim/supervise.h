@@ -16,6 +16,12 @@ enum jail_sup_op {
 	JAIL_SUP_RENAME,
 	JAIL_SUP_LINK,
 	JAIL_SUP_SYMLINK,
+	JAIL_SUP_TRUNCATE,
+	JAIL_SUP_CHMOD,
+	JAIL_SUP_CHOWN,
+	JAIL_SUP_UTIMENS, /* struct timespec[2] */
+	JAIL_SUP_UTIMES,  /* struct timeval[2] */
+	JAIL_SUP_UTIME,   /* struct utimbuf */
 };
 
 /* A column of supervised.def: the call's argument `arg`, or when arg < 0 the
@@ -29,7 +35,7 @@ struct jail_sup_row {
 	const char *name;
 	long nr;
 	enum jail_sup_op op;
-	struct jail_sup_arg dirfd, path, dirfd2, path2, flags, mode;
+	struct jail_sup_arg dirfd, path, dirfd2, path2, flags, mode, extra;
 };
 
 extern const struct jail_sup_row jail_sup_rows[];

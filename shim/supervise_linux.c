@@ -57,9 +57,14 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <utime.h>
 #include <unistd.h>
 
 #define RETRIES 8
+
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
 
 /* Linux 6.6's synchronous wake-up, when the headers predate it. */
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -438,7 +443,13 @@ static long do_name(struct caller *c, const struct jail_sup_row *row)
 		case JAIL_SUP_OPEN:
 		case JAIL_SUP_OPENAT2:
 		case JAIL_SUP_RENAME:
-		case JAIL_SUP_LINK: errno = ENOSYS; ret = -1; break;
+		case JAIL_SUP_LINK:
+		case JAIL_SUP_TRUNCATE:
+		case JAIL_SUP_CHMOD:
+		case JAIL_SUP_CHOWN:
+		case JAIL_SUP_UTIMENS:
+		case JAIL_SUP_UTIMES:
+		case JAIL_SUP_UTIME: errno = ENOSYS; ret = -1; break;
 		}
 		int err = errno;
 		if (creates)
@@ -553,6 +564,130 @@ static long do_link(struct caller *c, const struct jail_sup_row *row)
 	return ret;
 }
 
+/* ---- metadata writes: on the object pinned by its checked path ---- */
+
+/* The times a utimensat-family call carries, as utimensat takes them; NULL
+ * (now) when the call passed none. */
+static int read_times(struct caller *c, const struct jail_sup_row *row, struct timespec ts[2], int *given)
+{
+	unsigned long at = (unsigned long)arg(c, row->extra);
+	*given = at != 0;
+	if (!at)
+		return 0;
+	if (row->op == JAIL_SUP_UTIMENS)
+		return read_mem(c, ts, 2 * sizeof(ts[0]), at) == (ssize_t)(2 * sizeof(ts[0])) ? 0 : -EFAULT;
+	if (row->op == JAIL_SUP_UTIMES) {
+		struct timeval tv[2];
+		if (read_mem(c, tv, sizeof(tv), at) != (ssize_t)sizeof(tv))
+			return -EFAULT;
+		for (int i = 0; i < 2; i++) {
+			if (tv[i].tv_usec < 0 || tv[i].tv_usec >= 1000000)
+				return -EINVAL;
+			ts[i] = (struct timespec){tv[i].tv_sec, tv[i].tv_usec * 1000};
+		}
+		return 0;
+	}
+	struct utimbuf ub;
+	if (read_mem(c, &ub, sizeof(ub), at) != (ssize_t)sizeof(ub))
+		return -EFAULT;
+	ts[0] = (struct timespec){ub.actime, 0};
+	ts[1] = (struct timespec){ub.modtime, 0};
+	return 0;
+}
+
+static long do_meta(struct caller *c, const struct jail_sup_row *row)
+{
+	char raw[PATH_MAX], name[PATH_MAX], pinpath[PATH_MAX + 64];
+	struct jail_resolved r;
+	struct timespec ts[2];
+	int base, rc, times_given = 0;
+	long flags = arg(c, row->flags), mode = arg(c, row->mode), extra = arg(c, row->extra);
+	unsigned long at = (unsigned long)arg(c, row->path);
+	int empty = (flags & AT_EMPTY_PATH) != 0, nofollow = (flags & AT_SYMLINK_NOFOLLOW) != 0;
+	unsigned rf = (nofollow ? JAIL_RES_NOFOLLOW : 0) | (empty ? JAIL_RES_EMPTY_PATH : 0);
+	if (row->op == JAIL_SUP_UTIMENS && at == 0) {
+		raw[0] = '\0'; /* utimensat(fd, NULL, ...) acts on fd itself */
+		rf |= JAIL_RES_EMPTY_PATH;
+	} else if ((rc = read_string(c, at, raw, sizeof(raw)))) {
+		return rc;
+	}
+	if (raw[0] == '\0' && !(rf & JAIL_RES_EMPTY_PATH))
+		return -ENOENT;
+	if ((rc = translate(c, raw, name, sizeof(name))) || (rc = base_dir(c, 0, arg(c, row->dirfd), name, &base)) ||
+	    ((row->op == JAIL_SUP_UTIMENS || row->op == JAIL_SUP_UTIMES || row->op == JAIL_SUP_UTIME) &&
+	     (rc = read_times(c, row, ts, &times_given))))
+		return rc;
+	if (!still_waiting(c))
+		return -ESRCH;
+	if ((rc = jail_check_path(base, name, JAIL_WRITE, rf, row->name, &r)))
+		return rc;
+	long pin;
+	if (r.kind == JAIL_OBJ_PATH && !r.deleted && !via_proc(r.path) && name[0] != '\0') {
+		pin = open_nosymlinks(r.path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0, 0);
+	} else {
+		if (name[0] == '\0' || (base != AT_FDCWD && name[0] != '/'))
+			snprintf(pinpath, sizeof(pinpath), "/proc/self/fd/%d/%s", base, name);
+		else
+			snprintf(pinpath, sizeof(pinpath), "%s", name);
+		pin = open(pinpath, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+		if (pin < 0)
+			pin = -errno;
+		else if ((rc = jail_check_fd((int)pin, JAIL_WRITE, row->name))) {
+			close((int)pin);
+			return rc;
+		}
+	}
+	if (pin < 0)
+		return pin; /* ELOOP: a symlink appeared after the check; the caller may retry */
+	long ret = 0;
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", (int)pin);
+	switch (row->op) {
+	case JAIL_SUP_TRUNCATE: {
+		struct stat st;
+		int w = -1;
+		if (fstat((int)pin, &st) != 0)
+			ret = -errno;
+		else if (S_ISDIR(st.st_mode))
+			ret = -EISDIR;
+		else if (!S_ISREG(st.st_mode))
+			ret = -EINVAL;
+		else if ((w = open(self, O_WRONLY | O_CLOEXEC | O_NONBLOCK)) < 0 || ftruncate(w, (off_t)extra) != 0)
+			ret = -errno;
+		if (w >= 0)
+			close(w);
+		break;
+	}
+	case JAIL_SUP_CHMOD:
+		/* fchmodat2 (Linux 6.6) acts on the pinned object itself, a symlink
+		 * included (EOPNOTSUPP, as the kernel says for the caller) */
+		ret = syscall(SYS_fchmodat2, (int)pin, "", (mode_t)mode, AT_EMPTY_PATH) == 0 ? 0 : -errno;
+		if (ret == -ENOSYS)
+			ret = chmod(self, (mode_t)mode) == 0 ? 0 : -errno;
+		break;
+	case JAIL_SUP_CHOWN:
+		ret = fchownat((int)pin, "", (uid_t)mode, (gid_t)extra, AT_EMPTY_PATH) == 0 ? 0 : -errno;
+		break;
+	case JAIL_SUP_UTIMENS:
+	case JAIL_SUP_UTIMES:
+	case JAIL_SUP_UTIME:
+		ret = utimensat((int)pin, "", times_given ? ts : NULL, AT_EMPTY_PATH) == 0 ? 0 : -errno;
+		break;
+	case JAIL_SUP_OPEN:
+	case JAIL_SUP_OPENAT2:
+	case JAIL_SUP_MKDIR:
+	case JAIL_SUP_MKNOD:
+	case JAIL_SUP_UNLINK:
+	case JAIL_SUP_RENAME:
+	case JAIL_SUP_LINK:
+	case JAIL_SUP_SYMLINK:
+		ret = -ENOSYS;
+		break;
+	}
+	close((int)pin);
+	return ret;
+}
+
 /* ---- one notification ---- */
 
 static const struct jail_sup_row *row_of(long nr)
@@ -607,6 +742,13 @@ static long handle(struct caller *c)
 		return do_rename(c, row);
 	case JAIL_SUP_LINK:
 		return do_link(c, row);
+	case JAIL_SUP_TRUNCATE:
+	case JAIL_SUP_CHMOD:
+	case JAIL_SUP_CHOWN:
+	case JAIL_SUP_UTIMENS:
+	case JAIL_SUP_UTIMES:
+	case JAIL_SUP_UTIME:
+		return do_meta(c, row);
 	}
 	return -ENOSYS;
 }

@@ -72,6 +72,25 @@ if [ "$kernel" = 1 ]; then
 	check "static: moving .git (hooks and all) is refused" test "$out" = "err EACCES" -a -f .git/hooks/sample
 	run tools/probe unlink .git/hooks/sample
 	check "static: removing a hook is refused" test "$out" = "err EACCES" -a -f .git/hooks/sample
+	# metadata writes (Landlock does not restrict these, but for truncate)
+	printf 'hook body\n' >.git/hooks/sample
+	chmod 0755 .git/hooks/sample
+	before=$(stat -c '%a %s %Y' .git/hooks/sample)
+	for call in truncate chmod fchmodat chown lchown utime utimes utimensat; do
+		run tools/probe "$call" .git/hooks/sample
+		check "static: $call of a hook is refused" test "$out" = "err EACCES"
+	done
+	check "static: ... and the hook is as it was (mode, size, mtime)" test "$(stat -c '%a %s %Y' .git/hooks/sample)" = "$before"
+	echo data >meta.txt
+	touch -d '2001-01-01' meta.txt
+	run tools/probe chmod meta.txt
+	check "static: chmod in {cwd}" test "$out" = ok -a "$(stat -c %a meta.txt)" = 600
+	run tools/probe utimes meta.txt
+	check "static: utimes in {cwd} (times the caller passed)" test "$out" = ok -a "$(stat -c %Y meta.txt)" = 2
+	run tools/probe truncate meta.txt
+	check "static: truncate in {cwd}" test "$out" = ok -a ! -s meta.txt
+	run tools/probe chown meta.txt
+	check "static: chown in {cwd}" test "$out" = ok
 	run tools/probe mkdir sub
 	check "static: mkdir in {cwd}" test "$out" = ok -a -d sub
 	run tools/probe rmdir sub
