@@ -133,6 +133,9 @@ static int jail_check_mmsg(const struct mmsghdr *v, unsigned int n, const char *
 /* A checked call made from the syscall page; -errno becomes errno. */
 #define SYS3(nr, a, b, c) jail_os_sys(SYS_##nr, (long)(a), (long)(b), (long)(c), 0, 0)
 #define SYS5(nr, a, b, c, d, e) jail_os_sys(SYS_##nr, (long)(a), (long)(b), (long)(c), (long)(d), (long)(e))
+/* struct stat is the kernel's own on the 64-bit architectures the shim
+ * builds for, so newfstatat fills the caller's buffer as glibc would */
+#define STAT(d, p, s, f) SYS5(newfstatat, d, p, s, f, 0)
 #define MKNOD(d, p, m, v) ((v) == (dev_t)(unsigned int)(v) ? SYS5(mknodat, d, p, m, (unsigned int)(v), 0) : -EOVERFLOW)
 #define JAIL_DIRECT(ret, name, params, fail, check, call)                                                      \
 	JAIL_EXPORT ret name params                                                                            \

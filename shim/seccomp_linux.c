@@ -54,9 +54,9 @@ const int jail_sup_nrows = (int)(sizeof(jail_sup_rows) / sizeof(jail_sup_rows[0]
 
 int jail_seccomp_install(void)
 {
-	struct sock_filter f[64];
-	int n = 0;
-	if (jail_sup_nrows + 16 > (int)(sizeof(f) / sizeof(f[0])))
+	struct sock_filter f[256];
+	int n = 0, ja[128], nja = 0;
+	if (4 * jail_sup_nrows + 16 > (int)(sizeof(f) / sizeof(f[0])) || jail_sup_nrows > 128)
 		return -E2BIG;
 
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -67,11 +67,25 @@ int jail_seccomp_install(void)
 	f[n++] = RET_ERRNO(ENOSYS);
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_uring_setup, 0, 1);
 	f[n++] = RET_ERRNO(ENOSYS);
-	/* one test per supervised call; each jumps to `supervised` below */
-	int supervised = n + jail_sup_nrows + 1;
-	for (int i = 0; i < jail_sup_nrows; i++, n++)
-		f[n] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)jail_sup_rows[i].nr, (unsigned char)(supervised - n - 1), 0);
+	/* one block per supervised call, each ending in a jump to `supervised`
+	 * below; a stat-like call with AT_EMPTY_PATH in its flags asks about a
+	 * descriptor the caller holds (how glibc's fstat works), and passes */
+	for (int i = 0; i < jail_sup_nrows; i++) {
+		const struct jail_sup_row *r = &jail_sup_rows[i];
+		int fd_form = jail_sup_fd_form(r) ? 3 : 0;
+		f[n] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)r->nr, 0, (unsigned char)(fd_form + 1));
+		n++;
+		if (fd_form) {
+			f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS,
+			              (unsigned)(offsetof(struct seccomp_data, args) + 8 * (size_t)r->flags.arg));
+			f[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, 0, 1);
+			f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		}
+		ja[nja++] = n++; /* the jump, filled in below */
+	}
 	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	for (int i = 0; i < nja; i++)
+		f[ja[i]] = STMT(BPF_JMP | BPF_JA, (unsigned)(n - ja[i] - 1));
 	/* supervised: from the syscall page, allowed; from anywhere else, notify */
 	unsigned long page = JAIL_SYSCALL_PAGE;
 	size_t ip = offsetof(struct seccomp_data, instruction_pointer);

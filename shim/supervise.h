@@ -22,6 +22,10 @@ enum jail_sup_op {
 	JAIL_SUP_UTIMENS, /* struct timespec[2] */
 	JAIL_SUP_UTIMES,  /* struct timeval[2] */
 	JAIL_SUP_UTIME,   /* struct utimbuf */
+	JAIL_SUP_STAT,    /* struct stat written back to the caller */
+	JAIL_SUP_STATX,   /* struct statx written back */
+	JAIL_SUP_ACCESS,
+	JAIL_SUP_READLINK, /* the link's text written back */
 };
 
 /* A column of supervised.def: the call's argument `arg`, or when arg < 0 the
@@ -37,6 +41,17 @@ struct jail_sup_row {
 	enum jail_sup_op op;
 	struct jail_sup_arg dirfd, path, dirfd2, path2, flags, mode, extra;
 };
+
+/* A stat-like row whose flags argument can carry AT_EMPTY_PATH: with it the
+ * call asks about a descriptor the caller already holds (glibc's fstat is
+ * newfstatat(fd, "", AT_EMPTY_PATH)), and the filter lets it through
+ * unsupervised. What this trusts: a path given together with AT_EMPTY_PATH
+ * is looked up as usual by the kernel, so a program written to do so can
+ * learn a read-denied file's metadata (not its contents). */
+static inline int jail_sup_fd_form(const struct jail_sup_row *r)
+{
+	return (r->op == JAIL_SUP_STAT || r->op == JAIL_SUP_STATX || r->op == JAIL_SUP_ACCESS) && r->flags.arg >= 0;
+}
 
 extern const struct jail_sup_row jail_sup_rows[];
 extern const int jail_sup_nrows;

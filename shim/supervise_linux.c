@@ -65,6 +65,9 @@
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
 #endif
+#ifndef SYS_faccessat2
+#define SYS_faccessat2 439
+#endif
 
 /* Linux 6.6's synchronous wake-up, when the headers predate it. */
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -141,7 +144,8 @@ static int mem_of(pid_t tid, int fresh)
 	if (mem_cache[slot].fd <= 0) {
 		char path[64];
 		snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		/* read-write: stat-like answers are written back into the caller */
+		int fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			return -1;
 		mem_cache[slot].tid = tid;
@@ -156,6 +160,13 @@ static ssize_t read_mem(struct caller *c, void *buf, size_t n, unsigned long add
 	if (got <= 0 && (c->mem = mem_of(c->tid, 1)) >= 0)
 		got = pread(c->mem, buf, n, (off_t)addr);
 	return got;
+}
+
+static int write_mem(struct caller *c, const void *buf, size_t n, unsigned long addr)
+{
+	if (addr == 0)
+		return -EFAULT;
+	return pwrite(c->mem, buf, n, (off_t)addr) == (ssize_t)n ? 0 : -EFAULT;
 }
 
 static int read_proc_line(pid_t tid, const char *file, const char *key, char *out, size_t cap)
@@ -449,7 +460,11 @@ static long do_name(struct caller *c, const struct jail_sup_row *row)
 		case JAIL_SUP_CHOWN:
 		case JAIL_SUP_UTIMENS:
 		case JAIL_SUP_UTIMES:
-		case JAIL_SUP_UTIME: errno = ENOSYS; ret = -1; break;
+		case JAIL_SUP_UTIME:
+		case JAIL_SUP_STAT:
+		case JAIL_SUP_STATX:
+		case JAIL_SUP_ACCESS:
+		case JAIL_SUP_READLINK: errno = ENOSYS; ret = -1; break;
 		}
 		int err = errno;
 		if (creates)
@@ -595,6 +610,7 @@ static int read_times(struct caller *c, const struct jail_sup_row *row, struct t
 	return 0;
 }
 
+/* Metadata writes and reads, on the object pinned by its checked path. */
 static long do_meta(struct caller *c, const struct jail_sup_row *row)
 {
 	char raw[PATH_MAX], name[PATH_MAX], pinpath[PATH_MAX + 64];
@@ -619,7 +635,12 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 		return rc;
 	if (!still_waiting(c))
 		return -ESRCH;
-	if ((rc = jail_check_path(base, name, JAIL_WRITE, rf, row->name, &r)))
+	int reads = row->op == JAIL_SUP_STAT || row->op == JAIL_SUP_STATX || row->op == JAIL_SUP_ACCESS ||
+	            row->op == JAIL_SUP_READLINK;
+	enum jail_access a = reads ? JAIL_META : JAIL_WRITE;
+	if (row->op == JAIL_SUP_READLINK)
+		nofollow = 1, rf |= JAIL_RES_NOFOLLOW;
+	if ((rc = jail_check_path(base, name, a, rf, row->name, &r)))
 		return rc;
 	long pin;
 	if (r.kind == JAIL_OBJ_PATH && !r.deleted && !via_proc(r.path) && name[0] != '\0') {
@@ -632,7 +653,7 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 		pin = open(pinpath, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
 		if (pin < 0)
 			pin = -errno;
-		else if ((rc = jail_check_fd((int)pin, JAIL_WRITE, row->name))) {
+		else if ((rc = jail_check_fd((int)pin, a, row->name))) {
 			close((int)pin);
 			return rc;
 		}
@@ -673,6 +694,36 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 	case JAIL_SUP_UTIME:
 		ret = utimensat((int)pin, "", times_given ? ts : NULL, AT_EMPTY_PATH) == 0 ? 0 : -errno;
 		break;
+	case JAIL_SUP_STAT: {
+		struct stat st;
+		ret = fstatat((int)pin, "", &st, AT_EMPTY_PATH) == 0 ? write_mem(c, &st, sizeof(st), (unsigned long)extra)
+		                                                    : -errno;
+		break;
+	}
+	case JAIL_SUP_STATX: {
+		struct statx stx;
+		unsigned sync = (unsigned)flags & AT_STATX_SYNC_TYPE;
+		ret = statx((int)pin, "", AT_EMPTY_PATH | (int)sync, (unsigned)mode, &stx) == 0
+		          ? write_mem(c, &stx, sizeof(stx), (unsigned long)extra)
+		          : -errno;
+		break;
+	}
+	case JAIL_SUP_ACCESS:
+		/* with the supervisor's credentials: the jail's, since it runs as
+		 * the same user and nothing in the jail can change identity */
+		ret = syscall(SYS_faccessat2, (int)pin, "", (int)mode, AT_EMPTY_PATH | ((int)flags & AT_EACCESS)) == 0
+		          ? 0
+		          : -errno;
+		break;
+	case JAIL_SUP_READLINK: {
+		char text[PATH_MAX];
+		size_t want = (size_t)mode < sizeof(text) ? (size_t)mode : sizeof(text);
+		ssize_t got = (long)mode <= 0 ? (errno = EINVAL, -1) : readlinkat((int)pin, "", text, want);
+		ret = got < 0 ? -errno : write_mem(c, text, (size_t)got, (unsigned long)extra);
+		if (ret == 0)
+			ret = got;
+		break;
+	}
 	case JAIL_SUP_OPEN:
 	case JAIL_SUP_OPENAT2:
 	case JAIL_SUP_MKDIR:
@@ -748,6 +799,10 @@ static long handle(struct caller *c)
 	case JAIL_SUP_UTIMENS:
 	case JAIL_SUP_UTIMES:
 	case JAIL_SUP_UTIME:
+	case JAIL_SUP_STAT:
+	case JAIL_SUP_STATX:
+	case JAIL_SUP_ACCESS:
+	case JAIL_SUP_READLINK:
 		return do_meta(c, row);
 	}
 	return -ENOSYS;

@@ -91,6 +91,12 @@ if [ "$kernel" = 1 ]; then
 	check "static: truncate in {cwd}" test "$out" = ok -a ! -s meta.txt
 	run tools/probe chown meta.txt
 	check "static: chown in {cwd}" test "$out" = ok
+	for call in stat lstat statx access; do
+		run tools/probe "$call" .env
+		check "static: $call of .env is refused (metadata, under a read deny)" test "$out" = "err EACCES"
+		run tools/probe "$call" top.txt
+		check "static: $call in {cwd}" test "$out" = ok
+	done
 	run tools/probe mkdir sub
 	check "static: mkdir in {cwd}" test "$out" = ok -a -d sub
 	run tools/probe rmdir sub
@@ -128,6 +134,23 @@ if command -v python3 >/dev/null; then
 	check "/dev/stdin is the caller's (a pipe), not the supervisor's" test "$out" = "ok piped-$$"
 	out=$("$JAILRUN" --quiet --supervise -- sh -c "umask 027; python3 '$RAW' open masked creat" 2>&1)
 	check "files made for the caller get its umask (027: 0640)" test "$out" = ok -a "$(stat -c %a masked 2>/dev/null)" = 640
+	# metadata reads: decided, and the answer written back into the caller
+	printf '12345' >five
+	mkdir -p lk
+	ln -sf /etc/hostname lk/.env
+	ln -sf five lk/to-five
+	for call in stat statx; do
+		run python3 "$RAW" "$call" .env
+		check "raw $call of .env is refused" test "$out" = "err EACCES"
+		run python3 "$RAW" "$call" five
+		check "raw $call in {cwd}: the size written back is right" test "$out" = "ok size=5"
+	done
+	run python3 "$RAW" fstat five
+	check "raw fstat (AT_EMPTY_PATH on a held descriptor) passes" test "$out" = "ok size=5"
+	run python3 "$RAW" readlink lk/to-five
+	check "raw readlink: the text written back is right" test "$out" = "ok five"
+	run python3 "$RAW" readlink lk/.env
+	check "raw readlink of a link named .env is refused" test "$out" = "err EACCES"
 	run python3 "$RAW" io_uring
 	check "io_uring_setup is unavailable (its file calls would go unseen)" test "$out" = "err ENOSYS"
 else

@@ -7,6 +7,10 @@ own syscall layer (Bun, Go, Rust's rustix) makes them. x86_64. Prints
   raw.py read PATH               openat, then the first line read from it
   raw.py cloexec PATH            openat(O_CLOEXEC): is FD_CLOEXEC set on the fd
   raw.py mkdir PATH | unlink PATH | rename A B
+  raw.py stat PATH | statx PATH  newfstatat / statx: the size the kernel (or the
+                                 supervisor, through this process's memory) wrote
+  raw.py fstat PATH              newfstatat(fd, "", AT_EMPTY_PATH) on an open fd
+  raw.py readlink PATH           readlinkat: the link's text
   raw.py io_uring                io_uring_setup(8, params)
 """
 import ctypes
@@ -24,7 +28,9 @@ page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap
 page.write(CODE)
 addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
 trap = ctypes.CFUNCTYPE(ctypes.c_long, *([ctypes.c_long] * 6))(addr)
-SYS = {"openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "io_uring_setup": 425}
+SYS = {"openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "newfstatat": 262, "readlinkat": 267,
+       "statx": 332, "io_uring_setup": 425}
+AT_EMPTY_PATH = 0x1000
 AT_FDCWD = -100
 keep = []
 
@@ -69,6 +75,22 @@ elif op == "unlink":
 elif op == "rename":
     call("renameat", fd_cwd, sys.argv[2], fd_cwd, sys.argv[3])
     print("ok")
+elif op in ("stat", "fstat"):
+    buf = ctypes.create_string_buffer(144)
+    if op == "fstat":
+        fd = call("openat", fd_cwd, sys.argv[2], os.O_RDONLY, 0)
+        call("newfstatat", fd, "", ctypes.addressof(buf), AT_EMPTY_PATH)
+    else:
+        call("newfstatat", fd_cwd, sys.argv[2], ctypes.addressof(buf), 0)
+    print("ok size=%d" % int.from_bytes(buf.raw[48:56], "little"))  # st_size
+elif op == "statx":
+    buf = ctypes.create_string_buffer(256)
+    call("statx", fd_cwd, sys.argv[2], 0, 0x7FF, ctypes.addressof(buf))
+    print("ok size=%d" % int.from_bytes(buf.raw[40:48], "little"))  # stx_size
+elif op == "readlink":
+    buf = ctypes.create_string_buffer(256)
+    n = call("readlinkat", fd_cwd, sys.argv[2], ctypes.addressof(buf), 256)
+    print("ok " + buf.raw[:n].decode())
 elif op == "io_uring":
     params = ctypes.create_string_buffer(120)
     call("io_uring_setup", 8, ctypes.addressof(params))
