@@ -169,18 +169,27 @@ static int write_mem(struct caller *c, const void *buf, size_t n, unsigned long 
 	return pwrite(c->mem, buf, n, (off_t)addr) == (ssize_t)n ? 0 : -EFAULT;
 }
 
-static int read_proc_line(pid_t tid, const char *file, const char *key, char *out, size_t cap)
+/* /proc/TID/FILE, NUL-terminated in buf (4096 bytes). */
+static int read_proc_file(pid_t tid, const char *file, char buf[4096])
 {
-	char path[64], buf[4096];
+	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/%s", (int)tid, file);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	ssize_t n = read(fd, buf, 4095);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
+	return 0;
+}
+
+static int read_proc_line(pid_t tid, const char *file, const char *key, char *out, size_t cap)
+{
+	char buf[4096];
+	if (read_proc_file(tid, file, buf) != 0)
+		return -1;
 	char *p = key ? strstr(buf, key) : buf;
 	if (!p)
 		return -1;
@@ -199,6 +208,40 @@ static mode_t caller_umask(const struct caller *c)
 	if (read_proc_line(c->tid, "status", "Umask:\t", v, sizeof(v)) != 0)
 		return 077; /* unknown: the safe direction */
 	return (mode_t)strtoul(v, NULL, 8) & 0777;
+}
+
+/* The lines of /proc/PID/status that say who a process is. */
+static int identity(pid_t pid, char *out, size_t cap)
+{
+	static const char *const keys[] = {"\nUid:", "\nGid:", "\nGroups:"};
+	char buf[4096];
+	if (read_proc_file(pid, "status", buf) != 0)
+		return -1;
+	size_t used = 0;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *k = strstr(buf, keys[i]);
+		if (!k)
+			return -1;
+		size_t len = strcspn(k + 1, "\n") + 1;
+		if (used + len + 1 > cap)
+			return -1;
+		memcpy(out + used, k, len);
+		used += len;
+	}
+	out[used] = '\0';
+	return 0;
+}
+
+/* The caller is who the supervisor is (user, groups), or the calls made for
+ * it would carry other rights than its own: a jail run as root whose
+ * programs drop privileges is refused here, never served as root. */
+static int same_identity(const struct caller *c)
+{
+	static char mine[1024];
+	char theirs[1024];
+	if (!mine[0] && identity(getpid(), mine, sizeof(mine)) != 0)
+		return 0;
+	return identity(c->tid, theirs, sizeof(theirs)) == 0 && strcmp(mine, theirs) == 0;
 }
 
 /* Same root and mount namespace as the supervisor, or its paths name other
@@ -756,6 +799,8 @@ static long handle(struct caller *c)
 		return -ENOSYS;
 	if (!same_world(c))
 		return jail_refuse(row->name, "", "the caller has its own root or mount namespace");
+	if (!same_identity(c))
+		return jail_refuse(row->name, "", "the caller runs as another user than the jail started as");
 	switch (row->op) {
 	case JAIL_SUP_OPEN:
 	case JAIL_SUP_OPENAT2: {

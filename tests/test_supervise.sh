@@ -157,6 +157,16 @@ else
 	skipped "raw system calls" "python3 is not installed"
 fi
 
+# ---- a jail started as root whose program drops privileges ----
+if [ "$(id -u)" = 0 ] && [ "$kernel" = 1 ] && command -v setpriv >/dev/null; then
+	chmod 0755 "$T" "$P" "$P/tools"
+	echo root-only >"$P/rootfile"
+	chmod 0600 "$P/rootfile"
+	run setpriv --reuid 65534 --regid 65534 --clear-groups -- tools/probe open rootfile r
+	check "a caller that changed identity is refused, never served with the supervisor's rights" \
+		test "$out" = "err EACCES"
+fi
+
 # ---- libc programs: checked by the shim, unchanged ----
 run sh -c 'mkdir a && mv a b && rmdir b && echo content >f && cat f && ln -s f l && cat l && rm f l && echo x >/dev/null'
 check "libc programs work as before (mkdir, mv, rmdir, redirections, symlinks)" test "$out" = "content
