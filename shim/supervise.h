@@ -26,6 +26,8 @@ enum jail_sup_op {
 	JAIL_SUP_STATX,   /* struct statx written back */
 	JAIL_SUP_ACCESS,
 	JAIL_SUP_READLINK, /* the link's text written back */
+	JAIL_SUP_CONNECT,  /* path sockets: on the caller's own socket */
+	JAIL_SUP_BIND,
 };
 
 /* A column of supervised.def: the call's argument `arg`, or when arg < 0 the

@@ -54,6 +54,7 @@
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -61,6 +62,13 @@
 #include <unistd.h>
 
 #define RETRIES 8
+
+/* What a handler returns besides a result (>= 0) or -errno: values no
+ * system call returns, so that a readlink of one byte is never taken for
+ * one of them. */
+#define ANSWERED (LONG_MIN + 1)    /* the descriptor was placed: the reply is sent */
+#define NOBODY (LONG_MIN + 2)      /* the caller no longer waits: no reply */
+#define LET_THROUGH (LONG_MIN + 3) /* the kernel makes the call (do_socket, no path) */
 
 #ifndef SYS_fchmodat2
 #define SYS_fchmodat2 452
@@ -406,7 +414,7 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 	if ((rc = translate(c, path, name, sizeof(name))) || (rc = base_dir(c, 0, dirfd, name, &base)))
 		return rc;
 	if (!still_waiting(c))
-		return -ESRCH;
+		return NOBODY;
 	if (resolve & RESOLVE_IN_ROOT) /* a root of the caller's choosing: not what the check sees */
 		return jail_refuse(row->name, name, "RESOLVE_IN_ROOT is not supported under the supervisor");
 	int creates = (flags & O_CREAT) || (flags & __O_TMPFILE);
@@ -457,7 +465,7 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 	                                  .newfd_flags = (unsigned)(flags & O_CLOEXEC)};
 	int sent = ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
 	close((int)fd);
-	return sent >= 0 ? 1 : -ESRCH; /* 1: answered already */
+	return sent >= 0 ? ANSWERED : NOBODY;
 }
 
 static long do_name(struct caller *c, const struct jail_sup_row *row)
@@ -477,7 +485,7 @@ static long do_name(struct caller *c, const struct jail_sup_row *row)
 	if ((rc = base_dir(c, 0, dirfd, name, &dir)))
 		return rc;
 	if (!still_waiting(c))
-		return -ESRCH;
+		return NOBODY;
 	long ret = -ELOOP;
 	for (int attempt = 0; attempt < RETRIES && ret == -ELOOP; attempt++) {
 		rc = jail_check_path(dir, name, JAIL_WRITE, JAIL_RES_NOFOLLOW, row->name, &r);
@@ -507,7 +515,9 @@ static long do_name(struct caller *c, const struct jail_sup_row *row)
 		case JAIL_SUP_STAT:
 		case JAIL_SUP_STATX:
 		case JAIL_SUP_ACCESS:
-		case JAIL_SUP_READLINK: errno = ENOSYS; ret = -1; break;
+		case JAIL_SUP_READLINK:
+		case JAIL_SUP_CONNECT:
+		case JAIL_SUP_BIND: errno = ENOSYS; ret = -1; break;
 		}
 		int err = errno;
 		if (creates)
@@ -520,7 +530,7 @@ static long do_name(struct caller *c, const struct jail_sup_row *row)
 	return ret;
 }
 
-/* The two names of a rename or link, each with where it starts; -ESRCH
+/* The two names of a rename or link, each with where it starts; NOBODY
  * when the caller no longer waits. */
 static int two_names(struct caller *c, const struct jail_sup_row *row, char a[PATH_MAX], int *da, char b[PATH_MAX],
                      int *db)
@@ -533,7 +543,7 @@ static int two_names(struct caller *c, const struct jail_sup_row *row, char a[PA
 	    (rc = translate(c, raw, b, PATH_MAX)) || (rc = base_dir(c, 0, arg(c, row->dirfd), a, da)) ||
 	    (rc = base_dir(c, 1, arg(c, row->dirfd2), b, db)))
 		return rc;
-	return still_waiting(c) ? 0 : -ESRCH;
+	return still_waiting(c) ? 0 : (int)-ESRCH;
 }
 
 static long do_rename(struct caller *c, const struct jail_sup_row *row)
@@ -543,7 +553,7 @@ static long do_rename(struct caller *c, const struct jail_sup_row *row)
 	int da, db, rc;
 	long flags = arg(c, row->flags);
 	if ((rc = two_names(c, row, a, &da, b, &db)))
-		return rc;
+		return rc == -ESRCH ? NOBODY : rc;
 	long ret = -ELOOP;
 	for (int attempt = 0; attempt < RETRIES && ret == -ELOOP; attempt++) {
 		rc = jail_check_rename_to(da, a, db, b, (unsigned)flags, row->name, src, &r);
@@ -576,7 +586,7 @@ static long do_link(struct caller *c, const struct jail_sup_row *row)
 		return -ENOENT; /* needs CAP_DAC_READ_SEARCH, which the jail's processes do not get */
 	unsigned rf = (flags & AT_SYMLINK_FOLLOW) ? 0 : JAIL_RES_NOFOLLOW;
 	if ((rc = two_names(c, row, a, &da, b, &db)))
-		return rc;
+		return rc == -ESRCH ? NOBODY : rc;
 	long ret = -ELOOP;
 	for (int attempt = 0; attempt < RETRIES && ret == -ELOOP; attempt++) {
 		/* the existing file needs write too: a protected file cannot be
@@ -677,7 +687,7 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 	     (rc = read_times(c, row, ts, &times_given))))
 		return rc;
 	if (!still_waiting(c))
-		return -ESRCH;
+		return NOBODY;
 	int reads = row->op == JAIL_SUP_STAT || row->op == JAIL_SUP_STATX || row->op == JAIL_SUP_ACCESS ||
 	            row->op == JAIL_SUP_READLINK;
 	enum jail_access a = reads ? JAIL_META : JAIL_WRITE;
@@ -775,10 +785,92 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 	case JAIL_SUP_RENAME:
 	case JAIL_SUP_LINK:
 	case JAIL_SUP_SYMLINK:
+	case JAIL_SUP_CONNECT:
+	case JAIL_SUP_BIND:
 		ret = -ENOSYS;
 		break;
 	}
 	close((int)pin);
+	return ret;
+}
+
+/* ---- path sockets ---- */
+
+static int tgid_of(pid_t tid)
+{
+	char v[16];
+	return read_proc_line(tid, "status", "Tgid:\t", v, sizeof(v)) == 0 ? atoi(v) : -1;
+}
+
+/* LET_THROUGH: the kernel makes the call (not a path: nothing here to decide; the
+ * kernel layer's rules for the caller then apply, which they would not to a
+ * call the supervisor made). What this trusts: the address is read twice,
+ * here and by the kernel, so a program written to race a path in between
+ * could reach a path socket unchecked. */
+
+static long do_socket(struct caller *c, const struct jail_sup_row *row)
+{
+	struct sockaddr_un un;
+	long len = arg(c, row->mode);
+	unsigned long at = (unsigned long)arg(c, row->path);
+	size_t head = offsetof(struct sockaddr_un, sun_path);
+	if (len <= (long)head || at == 0)
+		return LET_THROUGH; /* unnamed, or the kernel's own EINVAL/EFAULT */
+	size_t n = (size_t)len < sizeof(un) ? (size_t)len : sizeof(un);
+	memset(&un, 0, sizeof(un));
+	if (read_mem(c, &un, n, at) != (ssize_t)n)
+		return -EFAULT;
+	if (un.sun_family != AF_UNIX || un.sun_path[0] == '\0')
+		return LET_THROUGH; /* another family, or the abstract namespace */
+	char raw[sizeof(un.sun_path) + 1], name[PATH_MAX], base[NAME_MAX + 2];
+	memcpy(raw, un.sun_path, n - head);
+	raw[n - head] = '\0';
+	struct jail_resolved r;
+	int dir, rc;
+	int binding = row->op == JAIL_SUP_BIND;
+	if ((rc = translate(c, raw, name, sizeof(name))) || (rc = base_dir(c, 1, AT_FDCWD, name, &dir)))
+		return rc;
+	int pidfd = (int)syscall(SYS_pidfd_open, tgid_of(c->tid), 0);
+	int sock = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)arg(c, row->dirfd), 0);
+	rc = sock < 0 ? (errno == EBADF ? -EBADF : -errno) : 0;
+	if (pidfd >= 0)
+		close(pidfd);
+	if (rc)
+		return rc;
+	long ret;
+	if (!still_waiting(c)) {
+		ret = NOBODY;
+	} else if ((ret = jail_check_path(dir, name, JAIL_WRITE, binding ? JAIL_RES_NOFOLLOW : 0, row->name, &r)) == 0) {
+		/* the checked object (connect) or directory (bind), reached through
+		 * the supervisor's own descriptor for it */
+		int pin = -1;
+		struct sockaddr_un via = {.sun_family = AF_UNIX};
+		if (binding) {
+			ret = open_parent(r.path, base, sizeof(base), &pin);
+			if (ret == 0 && pin == AT_FDCWD)
+				ret = -EADDRINUSE; /* "/" */
+			if (ret == 0 &&
+			    (size_t)snprintf(via.sun_path, sizeof(via.sun_path), "/proc/self/fd/%d/%s", pin, base) >=
+			        sizeof(via.sun_path))
+				ret = -ENAMETOOLONG;
+		} else {
+			pin = (int)open_nosymlinks(r.path, O_PATH, 0, 0);
+			ret = pin < 0 ? pin : 0;
+			if (ret == 0)
+				snprintf(via.sun_path, sizeof(via.sun_path), "/proc/self/fd/%d", pin);
+		}
+		if (ret == 0) {
+			mode_t old = binding ? umask(caller_umask(c)) : 0;
+			int done = binding ? bind(sock, (struct sockaddr *)&via, sizeof(via))
+			                   : connect(sock, (struct sockaddr *)&via, sizeof(via));
+			ret = done == 0 ? 0 : -errno;
+			if (binding)
+				umask(old);
+		}
+		if (pin >= 0)
+			close(pin);
+	}
+	close(sock);
 	return ret;
 }
 
@@ -849,6 +941,9 @@ static long handle(struct caller *c)
 	case JAIL_SUP_ACCESS:
 	case JAIL_SUP_READLINK:
 		return do_meta(c, row);
+	case JAIL_SUP_CONNECT:
+	case JAIL_SUP_BIND:
+		return do_socket(c, row);
 	}
 	return -ENOSYS;
 }
@@ -879,9 +974,11 @@ static void serve_one(int listener, struct seccomp_notif *req, size_t req_size)
 	for (int i = 0; i < 2; i++)
 		if (c.fds[i] >= 0)
 			close(c.fds[i]);
-	if (rc == 1 || rc == -ESRCH)
+	if (rc == ANSWERED || rc == NOBODY)
 		return; /* answered with the descriptor, or nobody is waiting */
 	struct seccomp_notif_resp resp = {.id = req->id, .val = rc < 0 ? -1 : rc, .error = rc < 0 ? (int)rc : 0, .flags = 0};
+	if (rc == LET_THROUGH) /* only do_socket says so, and only for no path */
+		resp = (struct seccomp_notif_resp){.id = req->id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE};
 	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 }
 

@@ -149,12 +149,54 @@ if command -v python3 >/dev/null; then
 	check "raw fstat (AT_EMPTY_PATH on a held descriptor) passes" test "$out" = "ok size=5"
 	run python3 "$RAW" readlink lk/to-five
 	check "raw readlink: the text written back is right" test "$out" = "ok five"
+	ln -sf a lk/one
+	run python3 "$RAW" readlink lk/one
+	check "raw readlink of a one-byte link: the answer is the text, not a lost reply" test "$out" = "ok a"
 	run python3 "$RAW" readlink lk/.env
 	check "raw readlink of a link named .env is refused" test "$out" = "err EACCES"
 	run python3 "$RAW" io_uring
 	check "io_uring_setup is unavailable (its file calls would go unseen)" test "$out" = "err ENOSYS"
 else
 	skipped "raw system calls" "python3 is not installed"
+fi
+
+# ---- path sockets: decided, made on the caller's own socket ----
+if [ "$kernel" = 1 ] && command -v python3 >/dev/null; then
+	mkdir -p "$T/outside"
+	python3 - "$T/outside/agent.sock" "$P/in.sock" "$T/accepted" <<'PY' &
+import os, socket, sys, threading, time
+def serve(path):
+    s = socket.socket(socket.AF_UNIX)
+    s.bind(path)
+    s.listen(8)
+    while True:
+        c, _ = s.accept()
+        open(sys.argv[3], "a").write(path + "\n")
+        c.close()
+for p in sys.argv[1:3]:
+    threading.Thread(target=serve, args=(p,), daemon=True).start()
+time.sleep(60)
+PY
+	server=$!
+	for _ in $(seq 50); do [ -S "$P/in.sock" ] && [ -S "$T/outside/agent.sock" ] && break; sleep 0.1; done
+	run tools/probe connect-unix "$T/outside/agent.sock"
+	check "static: connecting to a path socket outside the grants is refused" test "$out" = "err EACCES"
+	run tools/probe connect-unix in.sock
+	check "static: connecting to a socket in {cwd} works" test "$out" = ok
+	sleep 0.3
+	check "... and only that one connection reached a server" test "$(cat "$T/accepted" 2>/dev/null)" = "$P/in.sock"
+	run tools/probe bind-unix .git/hooks/s.sock
+	check "static: binding a socket in .git/hooks is refused" test "$out" = "err EACCES"
+	check "... and nothing was made" absent .git/hooks/s.sock
+	run tools/probe bind-unix b.sock
+	check "static: binding a socket in {cwd} makes it" test "$out" = ok -a -S b.sock
+	out=$("$JAILRUN" --quiet --supervise -- python3 -c "
+import socket, threading
+l = socket.socket(); l.bind(('127.0.0.1', 0)); l.listen(1)
+c = socket.create_connection(l.getsockname()); print('ok')" 2>&1)
+	check "a loopback TCP connect is left to the kernel and works" test "$out" = ok
+	kill "$server" 2>/dev/null
+	wait "$server" 2>/dev/null
 fi
 
 # ---- a jail started as root whose program drops privileges ----
