@@ -1057,29 +1057,33 @@ int main(int argc, char **argv)
 	                                                                      : sizeof(struct seccomp_notif);
 	struct seccomp_notif *req = calloc(1, req_size);
 	int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
+	int status = -1;
 	if (!req || pidfd < 0) {
 		perror(me);
 		kill(child, SIGKILL);
-		return 125;
+		status = 125;
 	}
-	for (;;) {
+	while (status < 0) {
 		struct pollfd p[2] = {{listener, POLLIN, 0}, {pidfd, POLLIN, 0}};
 		if (poll(p, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			perror(me);
 			kill(child, SIGKILL);
-			return 125;
+			status = 125;
+			break;
 		}
 		if (p[0].revents & POLLIN)
 			serve_one(listener, req, req_size);
-		if ((p[1].revents & POLLIN) && waitpid(child, &st, WNOHANG) == child)
-			return exit_status(st);
-		if (p[0].revents & (POLLHUP | POLLERR) && !(p[0].revents & POLLIN)) {
+		if ((p[1].revents & POLLIN) && waitpid(child, &st, WNOHANG) == child) {
+			status = exit_status(st);
+		} else if (p[0].revents & (POLLHUP | POLLERR) && !(p[0].revents & POLLIN)) {
 			/* no process uses the filter any more: wait for the command */
 			while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 				;
-			return exit_status(st);
+			status = exit_status(st);
 		}
 	}
+	free(req);
+	return status;
 }
