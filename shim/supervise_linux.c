@@ -46,6 +46,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -351,16 +352,75 @@ static int via_proc(const char *path)
 	return strncmp(path, "/proc/", 6) == 0;
 }
 
+/* Opening a FIFO waits for its other end, which another process of the
+ * jail may be about to open through this same supervisor: such an open is
+ * made, and its descriptor placed, by a thread of its own, so that the
+ * supervisor goes on answering. The object is already decided and pinned. */
+struct fifo_open {
+	int listener, pin;
+	__u64 id;
+	long flags;
+};
+
+static void *open_fifo(void *arg)
+{
+	struct fifo_open *f = arg;
+	char self[64];
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", f->pin);
+	int fd = open(self, (int)((f->flags & ~(long)(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC));
+	if (fd >= 0) {
+		struct seccomp_notif_addfd add = {.id = f->id,
+		                                  .flags = SECCOMP_ADDFD_FLAG_SEND,
+		                                  .srcfd = (unsigned)fd,
+		                                  .newfd_flags = (unsigned)(f->flags & O_CLOEXEC)};
+		ioctl(f->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+		close(fd);
+	} else {
+		struct seccomp_notif_resp resp = {.id = f->id, .val = -1, .error = -errno};
+		ioctl(f->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	}
+	close(f->pin);
+	free(f);
+	return NULL;
+}
+
+/* ANSWERED when `fd` (opened O_PATH on the decided object) is a FIFO the
+ * caller opens blocking: a thread finishes the open. Otherwise 0. */
+static long fifo_handoff(struct caller *c, long pin, long flags)
+{
+	struct stat st;
+	pthread_t t;
+	pthread_attr_t attr;
+	if ((flags & (O_NONBLOCK | O_PATH)) || fstat((int)pin, &st) != 0 || !S_ISFIFO(st.st_mode))
+		return 0;
+	struct fifo_open *f = malloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	*f = (struct fifo_open){.listener = c->listener, .pin = (int)pin, .id = c->req->id, .flags = flags};
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&t, &attr, open_fifo, f);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		free(f);
+		return -rc;
+	}
+	return ANSWERED;
+}
+
 /* An object named through a /proc magic link: pinned, checked as pinned,
  * reopened through the pin. */
-static long open_pinned(const char *translated, long flags, long mode, enum jail_access a, const char *op)
+static long open_pinned(struct caller *c, const char *translated, long flags, long mode, enum jail_access a,
+                        const char *op)
 {
 	int pin = open(translated, O_PATH | O_CLOEXEC);
 	if (pin < 0)
 		return -errno;
 	int rc = jail_check_fd(pin, a, op);
 	long fd = rc;
-	if (rc == 0) {
+	if (rc == 0 && (fd = fifo_handoff(c, pin, flags)) == ANSWERED)
+		return ANSWERED; /* the thread owns the pin now */
+	if (rc == 0 && fd == 0) {
 		char self[64];
 		snprintf(self, sizeof(self), "/proc/self/fd/%d", pin);
 		fd = open(self, (int)(flags | O_CLOEXEC), (mode_t)mode);
@@ -440,7 +500,7 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 				snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", base, name);
 			else
 				snprintf(proc, sizeof(proc), "%s", name);
-			fd = open_pinned(proc, flags, mode, a, row->name);
+			fd = open_pinned(c, proc, flags, mode, a, row->name);
 			break;
 		}
 		/* keep a trailing slash: "file/" must still fail with ENOTDIR */
@@ -449,12 +509,24 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 			r.path[n] = '/';
 			r.path[n + 1] = '\0';
 		}
+		if (r.exists && !(flags & (O_NONBLOCK | O_PATH))) {
+			long pin = open_nosymlinks(r.path, O_PATH, 0, resolve & (RESOLVE_NO_XDEV | RESOLVE_CACHED));
+			long handed = pin >= 0 ? fifo_handoff(c, pin, flags) : 0;
+			if (handed == ANSWERED) {
+				fd = ANSWERED;
+				break;
+			}
+			if (pin >= 0)
+				close((int)pin);
+		}
 		fd = open_nosymlinks(r.path, flags, mode, resolve & (RESOLVE_NO_XDEV | RESOLVE_CACHED));
 		if (fd == -ELOOP && (flags & O_NOFOLLOW))
 			break; /* the final symlink itself: the kernel's own answer */
 	}
 	if (creates)
 		umask(old);
+	if (fd == ANSWERED)
+		return fd; /* a FIFO: its thread answers */
 	fd = deliverable(fd, flags, row->name, name);
 	if (fd < 0)
 		return fd;

@@ -97,6 +97,12 @@ if [ "$kernel" = 1 ]; then
 		run tools/probe "$call" top.txt
 		check "static: $call in {cwd}" test "$out" = ok
 	done
+	# a FIFO's open waits for its other end, opened through the same
+	# supervisor: the first must not keep the second from being answered
+	mkfifo ff
+	out=$(timeout 20 "$JAILRUN" --quiet --supervise -- sh -c 'tools/probe open ff r & sleep 0.3; tools/probe open ff w; wait' 2>&1)
+	check "static: a FIFO opened for reading, then for writing, both through the supervisor" test "$out" = "ok
+ok"
 	run tools/probe mkdir sub
 	check "static: mkdir in {cwd}" test "$out" = ok -a -d sub
 	run tools/probe rmdir sub
