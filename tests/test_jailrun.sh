@@ -201,7 +201,8 @@ done
 if [ "$docs" -ge 3 ]; then ok "docs carry at least 3 policy examples ($docs)"; else not_ok "docs carry policy examples" "found $docs"; fi
 
 # Every "<default>:LINE: RULE" the docs quote names a real rule of the default
-# at that line.
+# at that line (a quote ends at a space, a parenthesis, or the closing quote
+# of a JSON log line).
 printed=$("$JAILRUN" --print-policy)
 quoted=0
 while IFS= read -r q; do
@@ -214,7 +215,7 @@ while IFS= read -r q; do
 	else
 		not_ok "docs quote the default truly: $q" "no rule '$text' at <default>:$line"
 	fi
-done < <(grep -ohE '<default>:[0-9]+: (allow|deny) [a-z,]+ [^ )]+' "$SRC/README.md" "$SRC"/man/*.[0-9] | sed 's/\\-/-/g' | sort -u)
+done < <(grep -ohE '<default>:[0-9]+: (allow|deny) [a-z,]+ [^ )"]+' "$SRC/README.md" "$SRC"/man/*.[0-9] | sed 's/\\-/-/g' | sort -u)
 if [ "$quoted" -ge 2 ]; then ok "docs quote default rules ($quoted)"; else not_ok "docs quote default rules" "found $quoted"; fi
 
 finish
