@@ -465,6 +465,14 @@ static int cmd_landlock_exec(char **argv, int argc)
 	/* under jail-supervise: the filter, now that the Landlock rules (built
 	 * from O_PATH opens) are in place; without it, no command */
 	int sup = jail_seccomp_handoff();
+	if (sup == -EBUSY) {
+		/* one listener per process tree (the kernel's rule): the outer
+		 * supervisor would make this jail's calls outside its layers */
+		fprintf(stderr, "jail: a jail inside a supervised jail cannot have a supervisor of its own, and without one "
+		                "its layers would hold only in part: not starting it (run the outer jail without "
+		                "--supervise to nest jails)\n");
+		return EXIT_POLICY;
+	}
 	if (sup < 0) {
 		fprintf(stderr, "jail: the supervisor's seccomp filter cannot be installed: %s\n", strerror(-sup));
 		return EXIT_POLICY;

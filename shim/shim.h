@@ -39,6 +39,7 @@
 #define JAIL_ENV_KERNEL "JAIL_KERNEL"   /* the Landlock ABI the jail is restricted with, when it is */
 #define JAIL_ENV_QUIET "JAIL_QUIET"   /* "1": no "jail: denied" lines on stderr */
 #define JAIL_ENV_TALLY "JAIL_TALLY"   /* a file jailrun counts denials in (one byte each) */
+#define JAIL_ENV_SUPERVISED "JAIL_SUPERVISED" /* "1": a supervisor serves this jail (a jail inside starts its own) */
 
 struct jail_config {
 	int nlayers;
@@ -52,6 +53,7 @@ struct jail_config {
 	unsigned long long loader_dev, loader_ino; /* the dynamic loader that loaded this process */
 	int kernel_abi; /* > 0: a Landlock domain confines every process of the jail */
 	const char *env_kernel;
+	const char *env_supervised;
 	const char *blob_list; /* the value of JAIL_BLOB, for the nesting check */
 	const char *shim_path;
 };

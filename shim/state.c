@@ -354,6 +354,9 @@ static struct jail_config *load(void)
 		c->kernel_abi = atoi(kernel);
 		c->env_kernel = arena_dup(&a, JAIL_ENV_KERNEL "=", kernel);
 	}
+	const char *supervised = env(JAIL_ENV_SUPERVISED);
+	if (supervised && strcmp(supervised, "1") == 0)
+		c->env_supervised = JAIL_ENV_SUPERVISED "=1";
 	const char *quiet = env(JAIL_ENV_QUIET), *tally = env(JAIL_ENV_TALLY);
 	if (quiet && strcmp(quiet, "1") == 0) {
 		c->quiet = 1;

@@ -70,12 +70,14 @@ extern const int jail_sup_nrows;
 int jail_seccomp_install(void);
 
 /* The hand-over: jail-supervise starts the launcher with a socket's number
- * in $JAIL_SUPERVISOR; the launcher, once its kernel layer is applied,
+ * in $LIBJAIL_SUPERVISOR_SOCKET (not JAIL_: the shim keeps
+ * jailed programs from setting or passing on JAIL_ variables, and a launcher
+ * of a jail inside a jail runs under the outer shim); the launcher, once its kernel layer is applied,
  * calls jail_seccomp_handoff(), which installs the filter and sends the
  * listener there (1), or does nothing without the variable (0), or fails
  * (-errno: the launcher must then not run the command). The supervisor
  * takes it with jail_seccomp_receive() (the descriptor, or -1). */
-#define JAIL_ENV_SUPERVISOR "JAIL_SUPERVISOR"
+#define JAIL_ENV_SUPERVISOR "LIBJAIL_SUPERVISOR_SOCKET"
 int jail_seccomp_handoff(void);
 int jail_seccomp_receive(int sock);
 

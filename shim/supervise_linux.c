@@ -6,7 +6,7 @@
  *
  * Forks and runs COMMAND, jailrun's launcher (jailctl landlock-exec), which
  * applies the kernel layer, installs the seccomp filter (seccomp_linux.c),
- * hands the listener back over a socket named in $JAIL_SUPERVISOR, and runs
+ * hands the listener back over a socket named in $LIBJAIL_SUPERVISOR_SOCKET, and runs
  * the preloaded command; the filter covers it and every descendant. The parent stays outside the jail, and answers each
  * supervised call (supervised.def) by deciding it with the jail's own check
  * (check.c, the same configuration the shim loads) and, when allowed,
@@ -54,6 +54,7 @@
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/stat.h>
@@ -101,6 +102,13 @@ struct caller {
 static long arg(const struct caller *c, struct jail_sup_arg a)
 {
 	return a.arg >= 0 ? (long)c->req->data.args[(int)a.arg] : a.k;
+}
+
+/* An argument the kernel takes as a 32-bit int (flags, modes, lengths, ids):
+ * its upper half is whatever the caller's register held, and is ignored. */
+static long arg32(const struct caller *c, struct jail_sup_arg a)
+{
+	return (long)(int)arg(c, a);
 }
 
 static int still_waiting(const struct caller *c)
@@ -222,7 +230,7 @@ static mode_t caller_umask(const struct caller *c)
 /* The lines of /proc/PID/status that say who a process is. */
 static int identity(pid_t pid, char *out, size_t cap)
 {
-	static const char *const keys[] = {"\nUid:", "\nGid:", "\nGroups:"};
+	static const char *const keys[] = {"\nUid:", "\nGid:", "\nGroups:", "\nCapEff:"};
 	char buf[4096];
 	if (read_proc_file(pid, "status", buf) != 0)
 		return -1;
@@ -241,8 +249,8 @@ static int identity(pid_t pid, char *out, size_t cap)
 	return 0;
 }
 
-/* The caller is who the supervisor is (user, groups), or the calls made for
- * it would carry other rights than its own: a jail run as root whose
+/* The caller is who the supervisor is (user, groups, effective
+ * capabilities), or the calls made for it would carry other rights than its own: a jail run as root whose
  * programs drop privileges is refused here, never served as root. */
 static int same_identity(const struct caller *c)
 {
@@ -278,6 +286,12 @@ static int translate(const struct caller *c, const char *in, char *out, size_t c
 		const char *from, *to;
 	} alias[] = {{"/proc/self", ""},     {"/proc/thread-self", ""}, {"/dev/fd", "/fd"},
 	             {"/dev/stdin", "/fd/0"}, {"/dev/stdout", "/fd/1"}, {"/dev/stderr", "/fd/2"}};
+	char norm[PATH_MAX];
+	if (in[0] == '/') { /* "//proc/self", "/proc/./self": the same names */
+		if (jail_path_normalize(in, norm, sizeof(norm)) < 0)
+			return -ENAMETOOLONG;
+		in = norm;
+	}
 	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++) {
 		size_t n = strlen(alias[i].from);
 		if (strncmp(in, alias[i].from, n) == 0 && (in[n] == '\0' || in[n] == '/')) {
@@ -311,6 +325,78 @@ static int base_dir(struct caller *c, int slot, long dirfd, const char *path, in
 	c->fds[slot] = fd;
 	*out = fd;
 	return 0;
+}
+
+/* ---- /proc: the caller's own entries, not the supervisor's or others' ----
+ *
+ * The supervisor opens what it decides with its own rights and outside the
+ * jail's Landlock domain, which keeps the jail from other processes' /proc
+ * entries (their descriptors, memory, environment). So a path through
+ * /proc/PID must name a process of the jail (a descendant of the command;
+ * the supervisor is their subreaper), or one of the few entries anyone may
+ * read; and an object with no path (a pipe, a socket) must have been
+ * reached through the caller's own descriptors. */
+
+static pid_t child; /* the command: the root of the jail's processes */
+static int tgid_of(pid_t tid);
+
+static int in_jail(pid_t pid)
+{
+	char v[32];
+	for (int hops = 0; pid > 1 && hops < 256; hops++) {
+		if (pid == getpid())
+			return 0;
+		if (pid == child)
+			return 1;
+		if (read_proc_line(pid, "status", "PPid:\t", v, sizeof(v)) != 0)
+			return 0;
+		pid_t parent = (pid_t)atoi(v);
+		if (parent == getpid())
+			return 1; /* an orphan of the jail, reparented to its subreaper */
+		pid = parent;
+	}
+	return 0;
+}
+
+/* 0, or -EACCES (reported) for a /proc path the caller may not reach here. */
+static int proc_allowed(const struct caller *c, const char *path, const char *op)
+{
+	static const char *const anyone[] = {"", "/stat", "/statm", "/status", "/cmdline", "/comm"};
+	if (strncmp(path, "/proc/", 6) != 0)
+		return 0;
+	const char *p = path + 6, *rest = p + strcspn(p, "/");
+	if (rest == p || strspn(p, "0123456789") != (size_t)(rest - p))
+		return 0; /* /proc/meminfo and the like: no process */
+	pid_t pid = (pid_t)atoi(p);
+	if (pid == c->tid || in_jail(pid))
+		return 0;
+	for (size_t i = 0; i < sizeof(anyone) / sizeof(anyone[0]); i++)
+		if (strcmp(rest, anyone[i]) == 0)
+			return 0;
+	return jail_refuse(op, path, "a process outside the jail");
+}
+
+/* The jail's check, then the /proc rules above, on what it resolved. */
+static int proc_guard(const struct caller *c, const struct jail_resolved *r, const char *op)
+{
+	int rc = proc_allowed(c, r->given, op);
+	if (rc == 0)
+		rc = proc_allowed(c, r->path, op);
+	if (rc == 0 && r->kind == JAIL_OBJ_ANON) {
+		char own[64], group[64];
+		int n = snprintf(own, sizeof(own), "/proc/%d/", (int)c->tid);
+		int g = snprintf(group, sizeof(group), "/proc/%d/", tgid_of(c->tid));
+		if (strncmp(r->given, own, (size_t)n) != 0 && strncmp(r->given, group, (size_t)g) != 0)
+			rc = jail_refuse(op, r->given, "an object without a path, not reached through the caller's own descriptors");
+	}
+	return rc;
+}
+
+static int check_here(const struct caller *c, int dirfd, const char *path, enum jail_access a, unsigned rflags,
+                      const char *op, struct jail_resolved *r)
+{
+	int rc = jail_check_path(dirfd, path, a, rflags, op, r);
+	return rc ? rc : proc_guard(c, r, op);
 }
 
 /* ---- making calls on checked objects ---- */
@@ -367,16 +453,19 @@ static void *open_fifo(void *arg)
 	struct fifo_open *f = arg;
 	char self[64];
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", f->pin);
-	int fd = open(self, (int)((f->flags & ~(long)(O_CREAT | O_EXCL | O_TRUNC)) | O_CLOEXEC));
+	/* through the pin: O_NOFOLLOW would refuse the magic link itself */
+	int fd = open(self, (int)((f->flags & ~(long)(O_CREAT | O_EXCL | O_TRUNC | O_NOFOLLOW)) | O_CLOEXEC));
+	int err = errno;
 	if (fd >= 0) {
 		struct seccomp_notif_addfd add = {.id = f->id,
 		                                  .flags = SECCOMP_ADDFD_FLAG_SEND,
 		                                  .srcfd = (unsigned)fd,
 		                                  .newfd_flags = (unsigned)(f->flags & O_CLOEXEC)};
-		ioctl(f->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+		err = ioctl(f->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add) >= 0 ? 0 : errno;
 		close(fd);
-	} else {
-		struct seccomp_notif_resp resp = {.id = f->id, .val = -1, .error = -errno};
+	}
+	if (err && err != ENOENT) {
+		struct seccomp_notif_resp resp = {.id = f->id, .val = -1, .error = -err};
 		ioctl(f->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	}
 	close(f->pin);
@@ -433,8 +522,8 @@ static long open_pinned(struct caller *c, const char *translated, long flags, lo
 
 /* SECCOMP_IOCTL_NOTIF_ADDFD cannot carry an O_PATH descriptor (the kernel
  * does not hand those out), so an O_PATH open is answered with a descriptor
- * that can do more: a directory opened for reading, or a regular file opened
- * for reading when the policy allows reading it. Other O_PATH opens (of a
+ * that can do more: a directory or regular file opened for reading, when
+ * the policy allows reading it. Other O_PATH opens (of a
  * symlink itself, a device, a FIFO, a file only `meta` is allowed on) are
  * refused: the supervisor cannot give what was asked for, and will not give
  * more than the policy allows. */
@@ -445,11 +534,11 @@ static long deliverable(long fd, long flags, const char *op, const char *shown)
 		return fd;
 	int rc = fstat((int)fd, &st) != 0 ? -errno : 0;
 	int reopen = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	if (rc == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)))
+		rc = jail_check_fd((int)fd, JAIL_READ, op); /* a directory read lists it */
 	if (rc == 0 && S_ISDIR(st.st_mode))
 		reopen |= O_DIRECTORY;
-	else if (rc == 0 && S_ISREG(st.st_mode))
-		rc = jail_check_fd((int)fd, JAIL_READ, op);
-	else if (rc == 0)
+	else if (rc == 0 && !S_ISREG(st.st_mode))
 		rc = jail_refuse(op, shown, "an O_PATH descriptor for this kind of file cannot be passed by the supervisor");
 	long out = rc;
 	if (rc == 0) {
@@ -481,7 +570,7 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 	mode_t old = creates ? umask(caller_umask(c)) : 0;
 	long fd = -ELOOP;
 	for (int attempt = 0; attempt < RETRIES && fd == -ELOOP; attempt++) {
-		rc = jail_check_path(base, name, a, rf, row->name, &r);
+		rc = check_here(c, base, name, a, rf, row->name, &r);
 		if (rc) {
 			fd = rc;
 			break;
@@ -508,6 +597,10 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 		if (plen > 0 && name[plen - 1] == '/' && n > 1 && n + 1 < sizeof(r.path)) {
 			r.path[n] = '/';
 			r.path[n + 1] = '\0';
+		}
+		if (r.exists && (flags & (O_CREAT | O_EXCL)) == (O_CREAT | O_EXCL)) {
+			fd = -EEXIST; /* as the kernel says, before any FIFO would wait */
+			break;
 		}
 		if (r.exists && !(flags & (O_NONBLOCK | O_PATH))) {
 			long pin = open_nosymlinks(r.path, O_PATH, 0, resolve & (RESOLVE_NO_XDEV | RESOLVE_CACHED));
@@ -536,8 +629,11 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 	                                  .newfd = 0,
 	                                  .newfd_flags = (unsigned)(flags & O_CLOEXEC)};
 	int sent = ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
+	int err = errno;
 	close((int)fd);
-	return sent >= 0 ? ANSWERED : NOBODY;
+	/* ENOENT: the caller is gone; another failure (EMFILE: its table is
+	 * full) leaves it waiting, and it gets that error */
+	return sent >= 0 ? ANSWERED : err == ENOENT ? NOBODY : -err;
 }
 
 static long do_name(struct caller *c, const struct jail_sup_row *row)
@@ -545,7 +641,7 @@ static long do_name(struct caller *c, const struct jail_sup_row *row)
 	char name[PATH_MAX], target[PATH_MAX], base[NAME_MAX + 2];
 	struct jail_resolved r;
 	int dir, pdir = AT_FDCWD, rc;
-	long flags = arg(c, row->flags), mode = arg(c, row->mode);
+	long flags = arg32(c, row->flags), mode = (long)(unsigned)arg32(c, row->mode);
 	/* the name acted on: path, or for a symlink path2 (path is its text) */
 	int link_text = row->op == JAIL_SUP_SYMLINK;
 	long dirfd = link_text ? arg(c, row->dirfd2) : arg(c, row->dirfd);
@@ -560,7 +656,7 @@ static long do_name(struct caller *c, const struct jail_sup_row *row)
 		return NOBODY;
 	long ret = -ELOOP;
 	for (int attempt = 0; attempt < RETRIES && ret == -ELOOP; attempt++) {
-		rc = jail_check_path(dir, name, JAIL_WRITE, JAIL_RES_NOFOLLOW, row->name, &r);
+		rc = check_here(c, dir, name, JAIL_WRITE, JAIL_RES_NOFOLLOW, row->name, &r);
 		if (rc)
 			return rc;
 		if (r.kind != JAIL_OBJ_PATH || via_proc(r.path))
@@ -571,7 +667,7 @@ static long do_name(struct caller *c, const struct jail_sup_row *row)
 		mode_t old = creates ? umask(caller_umask(c)) : 0;
 		switch (row->op) {
 		case JAIL_SUP_MKDIR: ret = mkdirat(pdir, base, (mode_t)mode); break;
-		case JAIL_SUP_MKNOD: ret = mknodat(pdir, base, (mode_t)mode, (dev_t)flags); break;
+		case JAIL_SUP_MKNOD: ret = mknodat(pdir, base, (mode_t)mode, (dev_t)(unsigned)flags); break;
 		case JAIL_SUP_UNLINK: ret = unlinkat(pdir, base, (int)flags); break;
 		case JAIL_SUP_SYMLINK: ret = symlinkat(target, pdir, base); break;
 		case JAIL_SUP_OPEN:
@@ -629,6 +725,8 @@ static long do_rename(struct caller *c, const struct jail_sup_row *row)
 	long ret = -ELOOP;
 	for (int attempt = 0; attempt < RETRIES && ret == -ELOOP; attempt++) {
 		rc = jail_check_rename_to(da, a, db, b, (unsigned)flags, row->name, src, &r);
+		if (rc == 0)
+			rc = proc_allowed(c, src, row->name) ?: proc_guard(c, &r, row->name);
 		if (rc)
 			return rc;
 		if (r.kind != JAIL_OBJ_PATH || via_proc(src) || via_proc(r.path))
@@ -663,8 +761,8 @@ static long do_link(struct caller *c, const struct jail_sup_row *row)
 	for (int attempt = 0; attempt < RETRIES && ret == -ELOOP; attempt++) {
 		/* the existing file needs write too: a protected file cannot be
 		 * imported into a writable directory by a hard link */
-		if ((rc = jail_check_path(da, a, JAIL_WRITE, rf, row->name, &ra)) ||
-		    (rc = jail_check_path(db, b, JAIL_WRITE, JAIL_RES_NOFOLLOW, row->name, &rb)))
+		if ((rc = check_here(c, da, a, JAIL_WRITE, rf, row->name, &ra)) ||
+		    (rc = check_here(c, db, b, JAIL_WRITE, JAIL_RES_NOFOLLOW, row->name, &rb)))
 			return rc;
 		if (rb.kind != JAIL_OBJ_PATH || via_proc(rb.path))
 			return jail_refuse(row->name, b, "a name that is not a path cannot be linked here");
@@ -735,6 +833,8 @@ static int read_times(struct caller *c, const struct jail_sup_row *row, struct t
 	return 0;
 }
 
+static int tgid_of(pid_t tid);
+
 /* Metadata writes and reads, on the object pinned by its checked path. */
 static long do_meta(struct caller *c, const struct jail_sup_row *row)
 {
@@ -742,7 +842,8 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 	struct jail_resolved r;
 	struct timespec ts[2];
 	int base, rc, times_given = 0;
-	long flags = arg(c, row->flags), mode = arg(c, row->mode), extra = arg(c, row->extra);
+	/* extra is 64 bits: a pointer, or truncate's length; gid is cut below */
+	long flags = arg32(c, row->flags), mode = arg32(c, row->mode), extra = arg(c, row->extra);
 	unsigned long at = (unsigned long)arg(c, row->path);
 	int empty = (flags & AT_EMPTY_PATH) != 0, nofollow = (flags & AT_SYMLINK_NOFOLLOW) != 0;
 	unsigned rf = (nofollow ? JAIL_RES_NOFOLLOW : 0) | (empty ? JAIL_RES_EMPTY_PATH : 0);
@@ -754,6 +855,16 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 	}
 	if (raw[0] == '\0' && !(rf & JAIL_RES_EMPTY_PATH))
 		return -ENOENT;
+	if (row->op == JAIL_SUP_READLINK && (strcmp(raw, "/proc/self") == 0 || strcmp(raw, "/proc/thread-self") == 0)) {
+		char text[64]; /* these name the caller: what the kernel would answer it */
+		int tgid = tgid_of(c->tid);
+		int len = raw[6] == 's' ? snprintf(text, sizeof(text), "%d", tgid)
+		                        : snprintf(text, sizeof(text), "%d/task/%d", tgid, (int)c->tid);
+		if ((long)mode <= 0)
+			return -EINVAL;
+		len = len < (int)mode ? len : (int)mode;
+		return (rc = write_mem(c, text, (size_t)len, (unsigned long)extra)) ? rc : len;
+	}
 	if ((rc = translate(c, raw, name, sizeof(name))) || (rc = base_dir(c, 0, arg(c, row->dirfd), name, &base)) ||
 	    ((row->op == JAIL_SUP_UTIMENS || row->op == JAIL_SUP_UTIMES || row->op == JAIL_SUP_UTIME) &&
 	     (rc = read_times(c, row, ts, &times_given))))
@@ -765,17 +876,21 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 	enum jail_access a = reads ? JAIL_META : JAIL_WRITE;
 	if (row->op == JAIL_SUP_READLINK)
 		nofollow = 1, rf |= JAIL_RES_NOFOLLOW;
-	if ((rc = jail_check_path(base, name, a, rf, row->name, &r)))
+	if ((rc = check_here(c, base, name, a, rf, row->name, &r)))
 		return rc;
 	long pin;
 	if (r.kind == JAIL_OBJ_PATH && !r.deleted && !via_proc(r.path) && name[0] != '\0') {
 		pin = open_nosymlinks(r.path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0, 0);
 	} else {
-		if (name[0] == '\0' || (base != AT_FDCWD && name[0] != '/'))
-			snprintf(pinpath, sizeof(pinpath), "/proc/self/fd/%d/%s", base, name);
-		else
-			snprintf(pinpath, sizeof(pinpath), "%s", name);
-		pin = open(pinpath, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+		if (name[0] == '\0' && base != AT_FDCWD) {
+			pin = fcntl(base, F_DUPFD_CLOEXEC, 0); /* AT_EMPTY_PATH: the descriptor's own object */
+		} else {
+			if (base != AT_FDCWD && name[0] != '/')
+				snprintf(pinpath, sizeof(pinpath), "/proc/self/fd/%d/%s", base, name);
+			else
+				snprintf(pinpath, sizeof(pinpath), "%s", name);
+			pin = open(pinpath, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+		}
 		if (pin < 0)
 			pin = -errno;
 		else if ((rc = jail_check_fd((int)pin, a, row->name))) {
@@ -842,8 +957,13 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 		break;
 	case JAIL_SUP_READLINK: {
 		char text[PATH_MAX];
+		struct stat st;
 		size_t want = (size_t)mode < sizeof(text) ? (size_t)mode : sizeof(text);
-		ssize_t got = (long)mode <= 0 ? (errno = EINVAL, -1) : readlinkat((int)pin, "", text, want);
+		ssize_t got;
+		if ((long)mode <= 0 || (fstat((int)pin, &st) == 0 && !S_ISLNK(st.st_mode)))
+			got = (errno = EINVAL, -1); /* not a symlink: the kernel's answer */
+		else
+			got = readlinkat((int)pin, "", text, want);
 		ret = got < 0 ? -errno : write_mem(c, text, (size_t)got, (unsigned long)extra);
 		if (ret == 0)
 			ret = got;
@@ -883,7 +1003,7 @@ static int tgid_of(pid_t tid)
 static long do_socket(struct caller *c, const struct jail_sup_row *row)
 {
 	struct sockaddr_un un;
-	long len = arg(c, row->mode);
+	long len = arg32(c, row->mode); /* an int to the kernel, whatever the register's upper half */
 	unsigned long at = (unsigned long)arg(c, row->path);
 	size_t head = offsetof(struct sockaddr_un, sun_path);
 	if (len <= (long)head || at == 0)
@@ -912,7 +1032,7 @@ static long do_socket(struct caller *c, const struct jail_sup_row *row)
 	long ret;
 	if (!still_waiting(c)) {
 		ret = NOBODY;
-	} else if ((ret = jail_check_path(dir, name, JAIL_WRITE, binding ? JAIL_RES_NOFOLLOW : 0, row->name, &r)) == 0) {
+	} else if ((ret = check_here(c, dir, name, JAIL_WRITE, binding ? JAIL_RES_NOFOLLOW : 0, row->name, &r)) == 0) {
 		/* the checked object (connect) or directory (bind), reached through
 		 * the supervisor's own descriptor for it */
 		int pin = -1;
@@ -969,7 +1089,9 @@ static long handle(struct caller *c)
 	case JAIL_SUP_OPEN:
 	case JAIL_SUP_OPENAT2: {
 		char path[PATH_MAX];
-		long flags = arg(c, row->flags), mode = arg(c, row->mode);
+		int how2 = row->op == JAIL_SUP_OPENAT2; /* flags: a pointer, mode: a size */
+		long flags = how2 ? arg(c, row->flags) : arg32(c, row->flags);
+		long mode = how2 ? arg(c, row->mode) : (long)(unsigned)arg32(c, row->mode);
 		unsigned long long resolve = 0;
 		int rc = read_string(c, (unsigned long)arg(c, row->path), path, sizeof(path));
 		if (rc)
@@ -1056,7 +1178,10 @@ static void serve_one(int listener, struct seccomp_notif *req, size_t req_size)
 
 /* ---- the process ---- */
 
-static pid_t child;
+static void wake(int sig)
+{
+	(void)sig;
+}
 
 static void forward(int sig)
 {
@@ -1081,6 +1206,9 @@ int main(int argc, char **argv)
 		perror(me);
 		return 125;
 	}
+	/* orphans of the jail come back to the supervisor, so that it still
+	 * knows them for the jail's (in_jail), and reaps them */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	child = fork();
 	if (child < 0) {
 		perror(me);
@@ -1108,6 +1236,8 @@ int main(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = forward};
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	struct sigaction chld = {.sa_handler = wake}; /* an orphan's exit ends poll, to be reaped */
+	sigaction(SIGCHLD, &chld, NULL);
 	int listener = jail_seccomp_receive(sv[0]);
 	close(sv[0]);
 	int st;
@@ -1147,8 +1277,12 @@ int main(int argc, char **argv)
 		}
 		if (p[0].revents & POLLIN)
 			serve_one(listener, req, req_size);
-		if ((p[1].revents & POLLIN) && waitpid(child, &st, WNOHANG) == child) {
-			status = exit_status(st);
+		pid_t w;
+		while (status < 0 && (w = waitpid(-1, &st, WNOHANG)) > 0) /* the command, or an orphan */
+			if (w == child)
+				status = exit_status(st);
+		if (status >= 0) {
+			break;
 		} else if (p[0].revents & (POLLHUP | POLLERR) && !(p[0].revents & POLLIN)) {
 			/* no process uses the filter any more: wait for the command */
 			while (waitpid(child, &st, 0) < 0 && errno == EINTR)

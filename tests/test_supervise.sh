@@ -161,6 +161,27 @@ if command -v python3 >/dev/null; then
 	check "raw readlink of a one-byte link: the answer is the text, not a lost reply" test "$out" = "ok a"
 	run python3 "$RAW" readlink lk/.env
 	check "raw readlink of a link named .env is refused" test "$out" = "err EACCES"
+	run python3 "$RAW" readlink five
+	check "raw readlink of a file that is no link: EINVAL, as the kernel says" test "$out" = "err EINVAL"
+	out=$("$JAILRUN" --quiet --supervise -- python3 "$RAW" read //proc/./self/comm 2>&1)
+	check "//proc/./self is the caller's, not the supervisor's" test "$out" = "ok python3"
+	run python3 "$RAW" handle
+	check "open_by_handle_at is refused in the jail (EPERM)" test "$out" = "err EPERM"
+	out=$(timeout 20 "$JAILRUN" --quiet --supervise -- python3 "$RAW" emfile five 2>&1)
+	check "a caller at its descriptor limit gets EMFILE, and is not left waiting" test "$out" = "err EMFILE"
+	# /proc of a process outside the jail: the supervisor must not reach it
+	sleep 30 </dev/zero &
+	outsider=$!
+	run python3 "$RAW" read "/proc/$outsider/fd/0"
+	check "an outside process's descriptors are out of reach through the supervisor" test "$out" = "err EACCES"
+	run python3 "$RAW" read "/proc/$outsider/environ"
+	check "... and its environment" test "$out" = "err EACCES"
+	run python3 "$RAW" read "/proc/$outsider/comm"
+	check "... while what anyone may read of it stays readable" test "$out" = "ok sleep"
+	kill "$outsider"
+	wait "$outsider" 2>/dev/null
+	run sh -c 'echo x >touched; touch touched && echo ok'
+	check "touch (futimens on a descriptor) works" test "$out" = ok
 	run python3 "$RAW" io_uring
 	check "io_uring_setup is unavailable (its file calls would go unseen)" test "$out" = "err ENOSYS"
 else
@@ -215,6 +236,14 @@ if [ "$(id -u)" = 0 ] && [ "$kernel" = 1 ] && command -v setpriv >/dev/null; the
 	check "a caller that changed identity is refused, never served with the supervisor's rights" \
 		test "$out" = "err EACCES"
 fi
+
+# ---- a jail inside a supervised jail: refused, never half-confined ----
+out=$("$JAILRUN" --quiet --supervise --allow-exec "$BUILD" -- "$JAILRUN" --quiet --allow-exec "$BUILD" --read-only -- \
+	tools/probe creat "$T/tmp/nested" 2>&1)
+rc=$?
+check "a jail inside a supervised jail is refused (125), saying why" \
+	bash -c "[ $rc = 125 ] && grep -q 'inside a supervised jail' <<<'$out'"
+check "... and its command did not run" test ! -e "$T/tmp/nested"
 
 # ---- libc programs: checked by the shim, unchanged ----
 run sh -c 'mkdir a && mv a b && rmdir b && echo content >f && cat f && ln -s f l && cat l && rm f l && echo x >/dev/null'

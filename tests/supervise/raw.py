@@ -12,6 +12,8 @@ own syscall layer (Bun, Go, Rust's rustix) makes them. x86_64. Prints
   raw.py fstat PATH              newfstatat(fd, "", AT_EMPTY_PATH) on an open fd
   raw.py readlink PATH           readlinkat: the link's text
   raw.py io_uring                io_uring_setup(8, params)
+  raw.py handle                  open_by_handle_at(AT_FDCWD, a zeroed handle, 0)
+  raw.py emfile                  with the descriptor limit lowered, raw opens until one fails
 """
 import ctypes
 import errno
@@ -29,7 +31,7 @@ page.write(CODE)
 addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
 trap = ctypes.CFUNCTYPE(ctypes.c_long, *([ctypes.c_long] * 6))(addr)
 SYS = {"openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "newfstatat": 262, "readlinkat": 267,
-       "statx": 332, "io_uring_setup": 425}
+       "statx": 332, "io_uring_setup": 425, "open_by_handle_at": 304}
 AT_EMPTY_PATH = 0x1000
 AT_FDCWD = -100
 keep = []
@@ -91,6 +93,16 @@ elif op == "readlink":
     buf = ctypes.create_string_buffer(256)
     n = call("readlinkat", fd_cwd, sys.argv[2], ctypes.addressof(buf), 256)
     print("ok " + buf.raw[:n].decode())
+elif op == "handle":
+    h = ctypes.create_string_buffer(64)
+    call("open_by_handle_at", fd_cwd, ctypes.addressof(h), 0)
+    print("ok")
+elif op == "emfile":
+    import resource
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))
+    for _ in range(100):
+        call("openat", fd_cwd, sys.argv[2], os.O_RDONLY, 0)  # prints the error and exits
+    print("ok (no limit reached)")
 elif op == "io_uring":
     params = ctypes.create_string_buffer(120)
     call("io_uring_setup", 8, ctypes.addressof(params))
