@@ -552,6 +552,50 @@ static long deliverable(long fd, long flags, const char *op, const char *shown)
 	return out;
 }
 
+/* RESOLVE_BENEATH, as far as the supervisor can tell: a relative name
+ * whose lexical form and whose object both stay beneath the directory it
+ * starts from (an absolute name never does). */
+static int beneath_base(int base, const char *name, const struct jail_resolved *r)
+{
+	char self[64], dir[PATH_MAX];
+	if (name[0] == '/' || base == AT_FDCWD)
+		return 0;
+	int depth = 0; /* ".." above the start is outside, even if the name comes back */
+	for (const char *p = name; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (--depth < 0)
+				return 0;
+		} else if (n > 0 && !(n == 1 && p[0] == '.')) {
+			depth++;
+		}
+		p += n + (p[n] == '/');
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", base);
+	ssize_t n = readlink(self, dir, sizeof(dir) - 1);
+	if (n <= 0)
+		return 0;
+	dir[n] = '\0';
+	size_t len = strcmp(dir, "/") == 0 ? 0 : (size_t)n;
+	for (int i = 0; i < 2; i++) {
+		const char *p = i ? r->path : r->given;
+		if (strncmp(p, dir, len) != 0 || (p[len] != '/' && p[len] != '\0'))
+			return 0;
+	}
+	return 1;
+}
+
+/* RESOLVE_NO_XDEV's end points: the object is on the starting directory's mount. */
+static int same_mount(int base, int fd)
+{
+	struct statx a, b;
+	int from = base == AT_FDCWD ? AT_FDCWD : base;
+	if (statx(from, from == AT_FDCWD ? "/" : "", from == AT_FDCWD ? 0 : AT_EMPTY_PATH, STATX_MNT_ID, &a) != 0 ||
+	    statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &b) != 0)
+		return 0;
+	return a.stx_mnt_id == b.stx_mnt_id;
+}
+
 static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd, const char *path, long flags,
                     long mode, unsigned long long resolve)
 {
@@ -577,6 +621,10 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 		}
 		if ((resolve & RESOLVE_NO_SYMLINKS) && r.links > 0) {
 			fd = -ELOOP;
+			break;
+		}
+		if ((resolve & RESOLVE_BENEATH) && !beneath_base(base, name, &r)) {
+			fd = -EXDEV; /* the caller's own bound: nothing outside its dirfd */
 			break;
 		}
 		if (r.kind != JAIL_OBJ_PATH || r.deleted || via_proc(r.given) || via_proc(r.path)) {
@@ -612,9 +660,14 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 			if (pin >= 0)
 				close((int)pin);
 		}
-		fd = open_nosymlinks(r.path, flags, mode, resolve & (RESOLVE_NO_XDEV | RESOLVE_CACHED));
+		fd = open_nosymlinks(r.path, flags, mode, resolve & RESOLVE_CACHED);
 		if (fd == -ELOOP && (flags & O_NOFOLLOW))
 			break; /* the final symlink itself: the kernel's own answer */
+		if (fd >= 0 && (resolve & RESOLVE_NO_XDEV) && !same_mount(base, (int)fd)) {
+			close((int)fd);
+			fd = -EXDEV; /* ends on another mount (crossings on the way are not seen) */
+			break;
+		}
 	}
 	if (creates)
 		umask(old);
@@ -634,6 +687,54 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 	/* ENOENT: the caller is gone; another failure (EMFILE: its table is
 	 * full) leaves it waiting, and it gets that error */
 	return sent >= 0 ? ANSWERED : err == ENOENT ? NOBODY : -err;
+}
+
+/* How a name ends, where the kernel gives it meaning the checked object
+ * does not carry: "x/." and "x/.." (every name-changing call fails on
+ * them: it is made as given, for the kernel's own error), and "x/" (the
+ * object must be a directory: the slash is kept on the final call). */
+static int ends_in_dot(const char *name)
+{
+	const char *last = strrchr(name, '/');
+	last = last ? last + 1 : name;
+	return strcmp(last, ".") == 0 || strcmp(last, "..") == 0;
+}
+
+static int ends_in_slash(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 1 && name[n - 1] == '/';
+}
+
+/* base + "/" for a name given with a trailing slash (0, or -ENAMETOOLONG) */
+static int keep_slash(const char *name, char *base, size_t cap)
+{
+	size_t n = strlen(base);
+	if (!ends_in_slash(name) || strcmp(base, "/") == 0)
+		return 0;
+	if (n + 2 > cap)
+		return -ENAMETOOLONG;
+	base[n] = '/';
+	base[n + 1] = '\0';
+	return 0;
+}
+
+/* "link/" where link is a symlink: the resolver follows it (as lookups
+ * do), but the calls that make or remove a name act on the link and fail
+ * (EEXIST to make, ENOTDIR to remove or rename). 1 when so. */
+static int slash_on_symlink(int dirfd, const char *name)
+{
+	char bare[PATH_MAX];
+	struct jail_resolved r;
+	struct stat st;
+	size_t n = strlen(name);
+	if (!ends_in_slash(name) || n >= sizeof(bare))
+		return 0;
+	memcpy(bare, name, n + 1);
+	while (n > 1 && bare[n - 1] == '/')
+		bare[--n] = '\0';
+	return jail_resolve(dirfd, bare, JAIL_RES_NOFOLLOW, &r) == 0 && r.exists && r.kind == JAIL_OBJ_PATH &&
+	       fstatat(AT_FDCWD, r.path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode);
 }
 
 static long do_name(struct caller *c, const struct jail_sup_row *row)
@@ -661,15 +762,27 @@ static long do_name(struct caller *c, const struct jail_sup_row *row)
 			return rc;
 		if (r.kind != JAIL_OBJ_PATH || via_proc(r.path))
 			return jail_refuse(row->name, name, "a name that is not a path cannot be changed here");
-		if ((rc = open_parent(r.path, base, sizeof(base), &pdir)))
-			return rc == -ELOOP ? -ELOOP : rc;
+		if (r.deleted)
+			return -ENOENT; /* in a directory that was removed */
+		if (slash_on_symlink(dir, name))
+			return row->op == JAIL_SUP_UNLINK ? -ENOTDIR : -EEXIST;
+		if (ends_in_dot(name)) { /* fails in the kernel whatever it names */
+			pdir = AT_FDCWD;
+			snprintf(base, sizeof(base), "%s", "");
+		} else if ((rc = open_parent(r.path, base, sizeof(base), &pdir)) || (rc = keep_slash(name, base, sizeof(base)))) {
+			if (pdir != AT_FDCWD)
+				close(pdir);
+			return rc;
+		}
+		int where = ends_in_dot(name) ? dir : pdir;
+		const char *nm = ends_in_dot(name) ? name : base;
 		int creates = row->op != JAIL_SUP_UNLINK;
 		mode_t old = creates ? umask(caller_umask(c)) : 0;
 		switch (row->op) {
-		case JAIL_SUP_MKDIR: ret = mkdirat(pdir, base, (mode_t)mode); break;
-		case JAIL_SUP_MKNOD: ret = mknodat(pdir, base, (mode_t)mode, (dev_t)(unsigned)flags); break;
-		case JAIL_SUP_UNLINK: ret = unlinkat(pdir, base, (int)flags); break;
-		case JAIL_SUP_SYMLINK: ret = symlinkat(target, pdir, base); break;
+		case JAIL_SUP_MKDIR: ret = mkdirat(where, nm, (mode_t)mode); break;
+		case JAIL_SUP_MKNOD: ret = mknodat(where, nm, (mode_t)mode, (dev_t)(unsigned)flags); break;
+		case JAIL_SUP_UNLINK: ret = unlinkat(where, nm, (int)flags); break;
+		case JAIL_SUP_SYMLINK: ret = symlinkat(target, where, nm); break;
 		case JAIL_SUP_OPEN:
 		case JAIL_SUP_OPENAT2:
 		case JAIL_SUP_RENAME:
@@ -719,7 +832,7 @@ static long do_rename(struct caller *c, const struct jail_sup_row *row)
 	char a[PATH_MAX], b[PATH_MAX], src[PATH_MAX], basea[NAME_MAX + 2], baseb[NAME_MAX + 2];
 	struct jail_resolved r;
 	int da, db, rc;
-	long flags = arg(c, row->flags);
+	long flags = arg32(c, row->flags);
 	if ((rc = two_names(c, row, a, &da, b, &db)))
 		return rc == -ESRCH ? NOBODY : rc;
 	long ret = -ELOOP;
@@ -731,9 +844,16 @@ static long do_rename(struct caller *c, const struct jail_sup_row *row)
 			return rc;
 		if (r.kind != JAIL_OBJ_PATH || via_proc(src) || via_proc(r.path))
 			return jail_refuse(row->name, a, "a name that is not a path cannot be renamed here");
+		if (r.deleted)
+			return -ENOENT;
+		if (slash_on_symlink(da, a) || slash_on_symlink(db, b))
+			return -ENOTDIR;
+		if (ends_in_dot(a) || ends_in_dot(b)) /* fails in the kernel whatever it names */
+			return syscall(SYS_renameat2, da, a, db, b, (unsigned)flags) < 0 ? -errno : 0;
 		int pa = AT_FDCWD, pb = AT_FDCWD;
 		if ((rc = open_parent(src, basea, sizeof(basea), &pa)) ||
-		    (rc = open_parent(r.path, baseb, sizeof(baseb), &pb))) {
+		    (rc = open_parent(r.path, baseb, sizeof(baseb), &pb)) || (rc = keep_slash(a, basea, sizeof(basea))) ||
+		    (rc = keep_slash(b, baseb, sizeof(baseb)))) {
 			ret = rc;
 		} else {
 			ret = syscall(SYS_renameat2, pa, basea, pb, baseb, (unsigned)flags) < 0 ? -errno : 0;
@@ -751,7 +871,7 @@ static long do_link(struct caller *c, const struct jail_sup_row *row)
 	char a[PATH_MAX], b[PATH_MAX], baseb[NAME_MAX + 2];
 	struct jail_resolved ra, rb;
 	int da, db, rc;
-	long flags = arg(c, row->flags);
+	long flags = arg32(c, row->flags);
 	if (flags & AT_EMPTY_PATH)
 		return -ENOENT; /* needs CAP_DAC_READ_SEARCH, which the jail's processes do not get */
 	unsigned rf = (flags & AT_SYMLINK_FOLLOW) ? 0 : JAIL_RES_NOFOLLOW;
@@ -766,6 +886,12 @@ static long do_link(struct caller *c, const struct jail_sup_row *row)
 			return rc;
 		if (rb.kind != JAIL_OBJ_PATH || via_proc(rb.path))
 			return jail_refuse(row->name, b, "a name that is not a path cannot be linked here");
+		if (rb.deleted)
+			return -ENOENT;
+		if (slash_on_symlink(db, b))
+			return -EEXIST;
+		if (ends_in_dot(a) || ends_in_dot(b)) /* fails in the kernel whatever it names */
+			return linkat(da, a, db, b, (int)flags) < 0 ? -errno : 0;
 		/* the source pinned: by its symlink-free path, or through the magic
 		 * link it was named by (a deleted or O_TMPFILE file), and checked
 		 * again as pinned */
@@ -788,6 +914,8 @@ static long do_link(struct caller *c, const struct jail_sup_row *row)
 		int pb = AT_FDCWD;
 		if (rc == 0)
 			rc = open_parent(rb.path, baseb, sizeof(baseb), &pb);
+		if (rc == 0)
+			rc = keep_slash(b, baseb, sizeof(baseb));
 		if (rc == 0) {
 			char self[64];
 			snprintf(self, sizeof(self), "/proc/self/fd/%d", (int)pin);
@@ -900,6 +1028,11 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 	}
 	if (pin < 0)
 		return pin; /* ELOOP: a symlink appeared after the check; the caller may retry */
+	struct stat pst;
+	if (ends_in_slash(name) && (fstat((int)pin, &pst) != 0 || !S_ISDIR(pst.st_mode))) {
+		close((int)pin);
+		return -ENOTDIR; /* "file/" names no directory */
+	}
 	long ret = 0;
 	char self[64];
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", (int)pin);
@@ -1101,12 +1234,19 @@ static long handle(struct caller *c)
 			size_t size = (size_t)mode;
 			if (size < sizeof(how))
 				return -EINVAL;
-			/* a larger struct's extra fields must be zero; this kernel's
-			 * openat2 will say so when they are not, so read ours only */
 			if (read_mem(c, &how, sizeof(how), (unsigned long)flags) != (ssize_t)sizeof(how))
 				return -EFAULT;
-			if (size > sizeof(how))
-				return -E2BIG;
+			if (size > 4096)
+				return -E2BIG; /* the kernel's own limit */
+			if (size > sizeof(how)) { /* a newer caller's struct: its extra fields must be zero */
+				unsigned char tail[4096];
+				size_t extra_len = size - sizeof(how);
+				if (read_mem(c, tail, extra_len, (unsigned long)flags + sizeof(how)) != (ssize_t)extra_len)
+					return -EFAULT;
+				for (size_t i = 0; i < extra_len; i++)
+					if (tail[i])
+						return -E2BIG;
+			}
 			flags = (long)how.flags;
 			mode = (long)how.mode;
 			resolve = how.resolve;

@@ -163,8 +163,26 @@ if command -v python3 >/dev/null; then
 	check "raw readlink of a link named .env is refused" test "$out" = "err EACCES"
 	run python3 "$RAW" readlink five
 	check "raw readlink of a file that is no link: EINVAL, as the kernel says" test "$out" = "err EINVAL"
+	# names whose ending means something to the kernel
+	run python3 "$RAW" unlink five/
+	check "raw unlink of \"file/\": ENOTDIR, and the file stays" test "$out" = "err ENOTDIR" -a -f five
+	run python3 "$RAW" stat five/
+	check "raw stat of \"file/\": ENOTDIR" test "$out" = "err ENOTDIR"
+	run python3 "$RAW" mkdir made/.
+	check "raw mkdir of \"dir/.\": EEXIST" test "$out" = "err EEXIST"
+	ln -s nowhere dang
+	run python3 "$RAW" mkdir dang/
+	check "raw mkdir of \"dangling-link/\": EEXIST, and nothing made where it points" test "$out" = "err EEXIST" -a ! -e nowhere
+	mkdir realdir
+	ln -s realdir dlink
+	run python3 "$RAW" unlink dlink/
+	check "raw unlink of \"link-to-dir/\": ENOTDIR, and both stay" test "$out" = "err ENOTDIR" -a -L dlink -a -d realdir
 	out=$("$JAILRUN" --quiet --supervise -- python3 "$RAW" read //proc/./self/comm 2>&1)
 	check "//proc/./self is the caller's, not the supervisor's" test "$out" = "ok python3"
+	run python3 "$RAW" beneath five
+	check "raw openat2 RESOLVE_BENEATH inside its directory works" test "$out" = ok
+	run python3 "$RAW" beneath ../proj/five
+	check "raw openat2 RESOLVE_BENEATH of ../: EXDEV, as the kernel says" test "$out" = "err EXDEV"
 	run python3 "$RAW" handle
 	check "open_by_handle_at is refused in the jail (EPERM)" test "$out" = "err EPERM"
 	out=$(timeout 20 "$JAILRUN" --quiet --supervise -- python3 "$RAW" emfile five 2>&1)

@@ -13,6 +13,7 @@ own syscall layer (Bun, Go, Rust's rustix) makes them. x86_64. Prints
   raw.py readlink PATH           readlinkat: the link's text
   raw.py io_uring                io_uring_setup(8, params)
   raw.py handle                  open_by_handle_at(AT_FDCWD, a zeroed handle, 0)
+  raw.py beneath PATH            openat2(".", PATH, {O_RDONLY, RESOLVE_BENEATH})
   raw.py emfile                  with the descriptor limit lowered, raw opens until one fails
 """
 import ctypes
@@ -31,7 +32,8 @@ page.write(CODE)
 addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
 trap = ctypes.CFUNCTYPE(ctypes.c_long, *([ctypes.c_long] * 6))(addr)
 SYS = {"openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "newfstatat": 262, "readlinkat": 267,
-       "statx": 332, "io_uring_setup": 425, "open_by_handle_at": 304}
+       "statx": 332, "io_uring_setup": 425, "open_by_handle_at": 304,
+       "openat2": 437}
 AT_EMPTY_PATH = 0x1000
 AT_FDCWD = -100
 keep = []
@@ -96,6 +98,12 @@ elif op == "readlink":
 elif op == "handle":
     h = ctypes.create_string_buffer(64)
     call("open_by_handle_at", fd_cwd, ctypes.addressof(h), 0)
+    print("ok")
+elif op == "beneath":
+    here = call("openat", fd_cwd, ".", os.O_RDONLY | os.O_DIRECTORY, 0)
+    how = ctypes.create_string_buffer(24)  # struct open_how: flags, mode, resolve
+    how.raw = (os.O_RDONLY).to_bytes(8, "little") + bytes(8) + (0x08).to_bytes(8, "little")  # RESOLVE_BENEATH
+    call("openat2", here, sys.argv[2], ctypes.addressof(how), 24)
     print("ok")
 elif op == "emfile":
     import resource
