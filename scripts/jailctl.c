@@ -449,7 +449,10 @@ static int cmd_landlock_exec(char **argv, int argc)
 	if (mode != JAIL_KERNEL_OFF) {
 		struct jail_landlock_stats st;
 		char err[600];
-		if (jail_landlock_apply(layers, nl, writes, nw, reads, nr, &st, err, sizeof(err)) == 0) {
+		/* under jail-supervise (the filter follows below), read denies are
+		 * the supervisor's: no expanded trees, whose new files no one could read */
+		unsigned opts = getenv(JAIL_ENV_SUPERVISOR) ? JAIL_LANDLOCK_READ_DENIES_ELSEWHERE : 0;
+		if (jail_landlock_apply(layers, nl, writes, nw, reads, nr, opts, &st, err, sizeof(err)) == 0) {
 			char abi[16];
 			snprintf(abi, sizeof(abi), "%d", st.abi);
 			setenv("JAIL_KERNEL", abi, 1);

@@ -21,8 +21,13 @@ int jail_landlock_abi(void);
  * its tally and log files; extra_read: its library, blobs and helper, also
  * executable). Sets no_new_privs. 0, or -1 with a message in err. */
 int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers, const char *const *extra_write,
-                        size_t nextra, const char *const *extra_read, size_t nread, struct jail_landlock_stats *stats,
-                        char *err, size_t errsz);
+                        size_t nextra, const char *const *extra_read, size_t nread, unsigned opts,
+                        struct jail_landlock_stats *stats, char *err, size_t errsz);
+
+/* opts: read denies are held elsewhere, exactly (a supervisor decides every
+ * open and stat of the jail): grant readable trees whole instead of
+ * expanding them, so that files created in them later stay readable. */
+#define JAIL_LANDLOCK_READ_DENIES_ELSEWHERE 1u
 
 /* Which layers enforce a rule: "kernel+shim", "kernel (its literal
  * directory)+shim" or "shim only". */

@@ -15,6 +15,8 @@
  *    one except along the denied path. Files created later directly under
  *    an expanded directory are not readable (the safe direction). Listing
  *    (READ_DIR) stays granted on the whole tree: names, not contents.
+ *    (Not under a supervisor, which holds read denies exactly for every
+ *    process: then readable trees are granted whole.)
  * What stays with the shim alone: glob denies (a .env anywhere), write carve-outs
  * inside writable trees (expanding them would forbid creating files at the
  * tree's top), and everything finer than a directory.
@@ -105,6 +107,7 @@ struct builder {
 	unsigned long long handled;
 	const struct jail_policy *p;
 	struct jail_landlock_stats *stats;
+	int expand; /* expand readable trees around literal read denies */
 	char err[512];
 };
 
@@ -200,9 +203,9 @@ static int read_denied(const struct jail_policy *p, const char *path, int strict
 /* Grants read beneath dir, except along literal read denies under it. */
 static int grant_read(struct builder *b, const char *dir, int depth)
 {
-	if (read_denied(b->p, dir, 0))
+	if (b->expand && read_denied(b->p, dir, 0))
 		return 0;
-	if (!read_denied(b->p, dir, 1) || depth > 64)
+	if (!b->expand || !read_denied(b->p, dir, 1) || depth > 64)
 		return add_rule(b, dir, FS_READ, depth > 0);
 	/* Listing stays allowed throughout (names, not contents): `ls ~` keeps
 	 * working; the shim still refuses listing a read-denied directory to
@@ -230,14 +233,15 @@ static int grant_read(struct builder *b, const char *dir, int depth)
 }
 
 static int apply_layer(int abi, const struct jail_policy *p, const char *const *extra_write, size_t nextra,
-                       const char *const *extra_read, size_t nread, struct jail_landlock_stats *stats, char *err,
-                       size_t errsz)
+                       const char *const *extra_read, size_t nread, unsigned opts, struct jail_landlock_stats *stats,
+                       char *err, size_t errsz)
 {
 	struct ll_ruleset_attr attr = {.handled_access_fs = handled_for(abi)};
 	if (abi >= 6)
 		attr.scoped = SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX;
 	size_t size = abi >= 6 ? sizeof(attr) : abi >= 4 ? 2 * sizeof(unsigned long long) : sizeof(unsigned long long);
-	struct builder b = {.abi = abi, .handled = attr.handled_access_fs, .p = p, .stats = stats};
+	struct builder b = {.abi = abi, .handled = attr.handled_access_fs, .p = p, .stats = stats,
+	                    .expand = !(opts & JAIL_LANDLOCK_READ_DENIES_ELSEWHERE)};
 	b.ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (b.ruleset < 0) {
 		snprintf(err, errsz, "cannot create a Landlock ruleset: %s", strerror(errno));
@@ -273,8 +277,8 @@ static int apply_layer(int abi, const struct jail_policy *p, const char *const *
 }
 
 int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers, const char *const *extra_write,
-                        size_t nextra, const char *const *extra_read, size_t nread, struct jail_landlock_stats *stats,
-                        char *err, size_t errsz)
+                        size_t nextra, const char *const *extra_read, size_t nread, unsigned opts,
+                        struct jail_landlock_stats *stats, char *err, size_t errsz)
 {
 	int abi = jail_landlock_abi();
 	memset(stats, 0, sizeof(*stats));
@@ -288,7 +292,7 @@ int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers,
 		return -1;
 	}
 	for (size_t i = 0; i < nlayers; i++)
-		if (apply_layer(abi, layers[i], extra_write, nextra, extra_read, nread, stats, err, errsz) != 0)
+		if (apply_layer(abi, layers[i], extra_write, nextra, extra_read, nread, opts, stats, err, errsz) != 0)
 			return -1;
 	return 0;
 }

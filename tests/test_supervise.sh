@@ -104,6 +104,21 @@ if [ "$kernel" = 1 ]; then
 	# (two processes print: their lines may interleave)
 	check "static: a FIFO opened for reading, then for writing, both through the supervisor" \
 		test "$(tr -d '\n' <<<"$out")" = okok
+	# a literal read deny inside {cwd}: the kernel layer alone expands {cwd}
+	# around it, so a file made there later cannot be read back; under the
+	# supervisor (which holds read denies itself) it can, and the deny holds
+	mkdir -p secrets
+	echo "key-$$" >secrets/k
+	printf 'include default\ndeny read {cwd}/secrets\n' >"$T/carve.policy"
+	out=$("$JAILRUN" --quiet --policy "$T/carve.policy" -- sh -c 'tools/probe creat fresh1; tools/probe open fresh1 r' 2>&1)
+	check "control: without the supervisor a file made beside a read carve-out cannot be read back" \
+		test "$out" = "ok
+err EACCES"
+	out=$("$JAILRUN" --quiet --supervise --policy "$T/carve.policy" -- \
+		sh -c 'tools/probe creat fresh2; tools/probe open fresh2 r; tools/probe open secrets/k r' 2>&1)
+	check "static: under the supervisor it can, and the carve-out still holds" test "$out" = "ok
+ok
+err EACCES"
 	run tools/probe mkdir sub
 	check "static: mkdir in {cwd}" test "$out" = ok -a -d sub
 	run tools/probe rmdir sub
