@@ -410,12 +410,12 @@ static int check_here(const struct caller *c, int dirfd, const char *path, enum 
 
 /* ---- making calls on checked objects ---- */
 
-static long open_nosymlinks(const char *path, long flags, long mode, unsigned long long resolve)
+/* A checked, symlink-free absolute path, opened as the shim opens it
+ * (openat2 RESOLVE_NO_SYMLINKS): a symlink swapped in since is ELOOP. The
+ * supervisor's own descriptors are close-on-exec. */
+static long open_nosymlinks(const char *path, long flags, long mode)
 {
-	struct open_how how = {.flags = (unsigned long long)flags | O_CLOEXEC, .mode = (unsigned long long)mode,
-	                       .resolve = resolve | RESOLVE_NO_SYMLINKS};
-	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	return fd < 0 ? -errno : fd;
+	return jail_os_open_checked(AT_FDCWD, path, (int)flags | O_CLOEXEC, (unsigned)mode);
 }
 
 /* The parent directory of a checked absolute path, opened without following
@@ -435,7 +435,7 @@ static int open_parent(const char *path, char *base, size_t cap, int *dirfd)
 		n = 1;
 	memcpy(dir, path, n);
 	dir[n] = '\0';
-	long fd = open_nosymlinks(dir, O_PATH | O_DIRECTORY, 0, 0);
+	long fd = open_nosymlinks(dir, O_PATH | O_DIRECTORY, 0);
 	if (fd < 0)
 		return (int)fd;
 	*dirfd = (int)fd;
@@ -660,7 +660,7 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 			break;
 		}
 		if (r.exists && !(flags & (O_NONBLOCK | O_PATH))) {
-			long pin = open_nosymlinks(r.path, O_PATH, 0, resolve & (RESOLVE_NO_XDEV | RESOLVE_CACHED));
+			long pin = open_nosymlinks(r.path, O_PATH, 0);
 			long handed = pin >= 0 ? fifo_handoff(c, pin, flags) : 0;
 			if (handed == ANSWERED) {
 				fd = ANSWERED;
@@ -669,7 +669,7 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 			if (pin >= 0)
 				close((int)pin);
 		}
-		fd = open_nosymlinks(r.path, flags, mode, resolve & RESOLVE_CACHED);
+		fd = open_nosymlinks(r.path, flags, mode);
 		if (fd == -ELOOP && (flags & O_NOFOLLOW))
 			break; /* the final symlink itself: the kernel's own answer */
 		if (fd >= 0 && (resolve & RESOLVE_NO_XDEV) && !same_mount(base, (int)fd)) {
@@ -787,28 +787,15 @@ static long do_name(struct caller *c, const struct jail_sup_row *row)
 		const char *nm = ends_in_dot(name) ? name : base;
 		int creates = row->op != JAIL_SUP_UNLINK;
 		mode_t old = creates ? umask(caller_umask(c)) : 0;
-		switch (row->op) {
-		case JAIL_SUP_MKDIR: ret = mkdirat(where, nm, (mode_t)mode); break;
-		case JAIL_SUP_MKNOD: ret = mknodat(where, nm, (mode_t)mode, (dev_t)(unsigned)flags); break;
-		case JAIL_SUP_UNLINK: ret = unlinkat(where, nm, (int)flags); break;
-		case JAIL_SUP_SYMLINK: ret = symlinkat(target, where, nm); break;
-		case JAIL_SUP_OPEN:
-		case JAIL_SUP_OPENAT2:
-		case JAIL_SUP_RENAME:
-		case JAIL_SUP_LINK:
-		case JAIL_SUP_TRUNCATE:
-		case JAIL_SUP_CHMOD:
-		case JAIL_SUP_CHOWN:
-		case JAIL_SUP_UTIMENS:
-		case JAIL_SUP_UTIMES:
-		case JAIL_SUP_UTIME:
-		case JAIL_SUP_STAT:
-		case JAIL_SUP_STATX:
-		case JAIL_SUP_ACCESS:
-		case JAIL_SUP_READLINK:
-		case JAIL_SUP_CONNECT:
-		case JAIL_SUP_BIND: errno = ENOSYS; ret = -1; break;
-		}
+		/* handle() sends only these four ops here */
+		if (row->op == JAIL_SUP_MKDIR)
+			ret = mkdirat(where, nm, (mode_t)mode);
+		else if (row->op == JAIL_SUP_MKNOD)
+			ret = mknodat(where, nm, (mode_t)mode, (dev_t)(unsigned)flags);
+		else if (row->op == JAIL_SUP_UNLINK)
+			ret = unlinkat(where, nm, (int)flags);
+		else
+			ret = symlinkat(target, where, nm);
 		int err = errno;
 		if (creates)
 			umask(old);
@@ -912,7 +899,7 @@ static long do_link(struct caller *c, const struct jail_sup_row *row)
 		else
 			snprintf(pinpath, sizeof(pinpath), "%s", a);
 		int plain = pinpath[0] == '/' && !via_proc(pinpath);
-		long pin = plain ? open_nosymlinks(pinpath, O_PATH | O_NOFOLLOW, 0, 0) : open(pinpath, O_PATH | O_CLOEXEC);
+		long pin = plain ? open_nosymlinks(pinpath, O_PATH | O_NOFOLLOW, 0) : open(pinpath, O_PATH | O_CLOEXEC);
 		if (!plain && pin < 0)
 			pin = -errno;
 		if (pin < 0) {
@@ -1017,7 +1004,7 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 		return rc;
 	long pin;
 	if (r.kind == JAIL_OBJ_PATH && !r.deleted && !via_proc(r.path) && name[0] != '\0') {
-		pin = open_nosymlinks(r.path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0, 0);
+		pin = open_nosymlinks(r.path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0);
 	} else {
 		if (name[0] == '\0' && base != AT_FDCWD) {
 			pin = fcntl(base, F_DUPFD_CLOEXEC, 0); /* AT_EMPTY_PATH: the descriptor's own object */
@@ -1188,7 +1175,7 @@ static long do_socket(struct caller *c, const struct jail_sup_row *row)
 			        sizeof(via.sun_path))
 				ret = -ENAMETOOLONG;
 		} else {
-			pin = (int)open_nosymlinks(r.path, O_PATH, 0, 0);
+			pin = (int)open_nosymlinks(r.path, O_PATH, 0);
 			ret = pin < 0 ? pin : 0;
 			if (ret == 0)
 				snprintf(via.sun_path, sizeof(via.sun_path), "/proc/self/fd/%d", pin);
