@@ -24,23 +24,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
+
 extern char **environ;
 
 static char dir[64], deep[PATH_MAX], via_link[PATH_MAX], self[PATH_MAX];
 static char blob10[PATH_MAX], blob10k[PATH_MAX], blob10x[PATH_MAX];
-
-static double now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 /* ---- the worker: one workload, timed, in this process ---- */
 
