@@ -58,6 +58,19 @@ static int report(long rc)
 	return 0;
 }
 
+/* A posix_spawn's result: its error, or the child's exit status. */
+static int spawned(int rc, pid_t pid)
+{
+	if (rc) {
+		errno = rc;
+		return report(-1);
+	}
+	int status;
+	waitpid(pid, &status, 0);
+	printf("exit %d\n", WEXITSTATUS(status));
+	return 0;
+}
+
 static int report_ptr(const void *p)
 {
 	return report(p ? 0 : -1);
@@ -327,7 +340,7 @@ static int run(int argc, char **argv)
 	struct timeval tv[2] = {{1, 0}, {2, 0}};
 	struct timespec ts[2] = {{1, 0}, {2, 0}};
 	char *eargv[] = {(char *)a, (char *)b, NULL};
-	pid_t pid;
+	pid_t pid = 0;
 
 #define IS(name) (strcmp(f, name) == 0)
 	/* open family */
@@ -504,14 +517,7 @@ static int run(int argc, char **argv)
 	if (IS("posix_spawn") || IS("posix_spawnp")) {
 		int rc = IS("posix_spawn") ? posix_spawn(&pid, a, NULL, NULL, eargv, environ)
 		                           : posix_spawnp(&pid, a, NULL, NULL, eargv, environ);
-		if (rc) {
-			errno = rc;
-			return report(-1);
-		}
-		int status;
-		waitpid(pid, &status, 0);
-		printf("exit %d\n", WEXITSTATUS(status));
-		return 0;
+		return spawned(rc, pid);
 	}
 	if (IS("spawn-redirect")) { /* posix_spawn of B with stdout opened on A */
 		posix_spawn_file_actions_t fa;
@@ -523,14 +529,7 @@ static int run(int argc, char **argv)
 		}
 		char *sargv[] = {(char *)b, (char *)c, NULL};
 		rc = posix_spawn(&pid, b, &fa, NULL, sargv, environ);
-		if (rc) {
-			errno = rc;
-			return report(-1);
-		}
-		int status;
-		waitpid(pid, &status, 0);
-		printf("exit %d\n", WEXITSTATUS(status));
-		return 0;
+		return spawned(rc, pid);
 	}
 	if (IS("spawn-chdir-open") || IS("spawn-chdir-exec")) { /* chdir to A, then open B or run B */
 		posix_spawn_file_actions_t fa;
@@ -543,14 +542,7 @@ static int run(int argc, char **argv)
 			rc = posix_spawn(&pid, IS("spawn-chdir-open") ? "/bin/echo" : b, &fa, NULL, sargv, environ);
 		}
 		posix_spawn_file_actions_destroy(&fa);
-		if (rc) {
-			errno = rc;
-			return report(-1);
-		}
-		int status;
-		waitpid(pid, &status, 0);
-		printf("exit %d\n", WEXITSTATUS(status));
-		return 0;
+		return spawned(rc, pid);
 	}
 	if (IS("system")) {
 		int status = system(joined);
