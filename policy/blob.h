@@ -26,7 +26,7 @@
 #include <stdint.h>
 
 #define JAIL_BLOB_MAGIC "JAILPOL"
-#define JAIL_BLOB_VERSION 2u
+#define JAIL_BLOB_VERSION 3u
 
 /* access bit index in term[]: read, write, exec */
 enum { JAIL_AX_READ = 0, JAIL_AX_WRITE = 1, JAIL_AX_EXEC = 2, JAIL_AX_COUNT = 3 };
@@ -46,6 +46,8 @@ struct jail_blob_hdr {
 	uint32_t ngslots, gslots_off;
 	uint32_t nfiles, files_off; /* array of string offsets */
 	uint32_t strings_size, strings_off; /* strings[0] is "" */
+	uint32_t net;                /* enum jail_net_mode */
+	uint32_t nxrules, xrules_off; /* net and env rules (below) */
 };
 
 struct jail_blob_rule {
@@ -56,6 +58,31 @@ struct jail_blob_rule {
 	uint8_t effect;   /* enum jail_effect */
 	uint8_t access;   /* JAIL_READ|JAIL_WRITE|JAIL_EXEC as written */
 	uint16_t pad;
+};
+
+/*
+ * Rules that name no path: `net` and `env`. They share the path rules'
+ * numbering for messages: rule index nrules + i is xrules[i], so
+ * jail_rule_describe() and friends serve both.
+ */
+enum { JAIL_X_NET = 1, JAIL_X_ENV_SCRUB = 2, JAIL_X_ENV_KEEP = 3 };
+enum {
+	JAIL_HOST_ADDR = 1,   /* addr/prefix (every address: prefix 0) */
+	JAIL_HOST_NAME = 2,   /* exactly the name at pat */
+	JAIL_HOST_SUFFIX = 3, /* any name ending in "." + the name at pat */
+};
+
+struct jail_blob_xrule {
+	uint32_t file;      /* index into files */
+	uint32_t line, col;
+	uint32_t text;      /* string offset: the directive for this argument */
+	uint32_t pat, len;  /* env: the name glob; net: the host name (lower case) */
+	uint8_t kind;       /* JAIL_X_* */
+	uint8_t effect;     /* net: enum jail_effect */
+	uint8_t host;       /* net: JAIL_HOST_* */
+	uint8_t prefix;     /* JAIL_HOST_ADDR: leading bits of addr that must match */
+	uint8_t addr[16];   /* IPv6; IPv4 as ::ffff:a.b.c.d */
+	uint16_t port_lo, port_hi; /* 0-65535 for every port */
 };
 
 struct jail_blob_node {
@@ -95,6 +122,18 @@ static inline uint32_t jail_fnv1a(const void *data, uint32_t len, uint32_t h)
 	return h;
 }
 #define JAIL_FNV_INIT 2166136261u
+
+/* The rules that name no path, of a blob whose header is h. */
+static inline const struct jail_blob_xrule *jail_blob_xrules(const struct jail_blob_hdr *h)
+{
+	return (const void *)((const char *)h + h->xrules_off);
+}
+
+/* A string of a blob whose header is h. */
+static inline const char *jail_blob_str(const struct jail_blob_hdr *h, uint32_t off)
+{
+	return (const char *)h + h->strings_off + off;
+}
 
 /* glob.c: matches one path component against a one-component glob.
  * '*' matches any run (leading dots included), '?' one byte, [...] a class

@@ -301,6 +301,7 @@ static size_t align4(size_t n)
 
 struct flat {
 	struct jail_blob_rule *rules;
+	struct jail_blob_xrule *xrules;
 	struct jail_blob_node *nodes;
 	struct jail_blob_slot *slots;
 	struct jail_blob_glob *globs;
@@ -461,6 +462,8 @@ static struct jail_policy *assemble(const struct jail_build *b, const struct btr
 	h.nglobs = f->nglobs;
 	h.ngslots = f->ngslots;
 	h.nfiles = b->nfiles;
+	h.net = b->net;
+	h.nxrules = b->nxrules;
 	if (*oom)
 		return NULL;
 
@@ -477,6 +480,8 @@ static struct jail_policy *assemble(const struct jail_build *b, const struct btr
 	off = align4(off + (size_t)h.ngslots * sizeof(struct jail_blob_gslot));
 	h.files_off = (uint32_t)off;
 	off = align4(off + (size_t)h.nfiles * sizeof(uint32_t));
+	h.xrules_off = (uint32_t)off;
+	off = align4(off + (size_t)h.nxrules * sizeof(struct jail_blob_xrule));
 	h.strings_off = (uint32_t)off;
 	h.strings_size = (uint32_t)f->strings.len;
 	off = align4(off + f->strings.len);
@@ -493,6 +498,7 @@ static struct jail_policy *assemble(const struct jail_build *b, const struct btr
 	memcpy(blob + h.globs_off, f->globs, (size_t)h.nglobs * sizeof(struct jail_blob_glob));
 	memcpy(blob + h.gslots_off, f->gslots, (size_t)h.ngslots * sizeof(struct jail_blob_gslot));
 	memcpy(blob + h.files_off, f->files, (size_t)h.nfiles * sizeof(uint32_t));
+	memcpy(blob + h.xrules_off, f->xrules, (size_t)h.nxrules * sizeof(struct jail_blob_xrule));
 	memcpy(blob + h.strings_off, f->strings.buf, f->strings.len);
 	h.checksum = jail_fnv1a(blob + sizeof(h), (uint32_t)(off - sizeof(h)), JAIL_FNV_INIT);
 	memcpy(blob, &h, sizeof(h));
@@ -514,6 +520,23 @@ static int flatten_rules(const struct jail_build *b, struct flat *f, int *oom)
 		    .text = pool_add(&f->strings, r->text, strlen(r->text), oom),
 		    .pattern = pool_add(&f->strings, r->pattern, strlen(r->pattern), oom),
 		    .effect = (uint8_t)r->effect, .access = (uint8_t)r->access};
+	}
+	f->xrules = calloc(b->nxrules ? b->nxrules : 1, sizeof(*f->xrules));
+	if (!f->xrules)
+		return -1;
+	for (uint32_t i = 0; i < b->nxrules; i++) {
+		const struct jail_bxrule *r = &b->xrules[i];
+		struct jail_blob_xrule *x = &f->xrules[i];
+		*x = (struct jail_blob_xrule){
+		    .file = r->file, .line = r->line, .col = r->col,
+		    .text = pool_add(&f->strings, r->text, strlen(r->text), oom),
+		    .kind = r->kind, .effect = r->effect, .host = r->host, .prefix = r->prefix,
+		    .port_lo = r->port_lo, .port_hi = r->port_hi};
+		memcpy(x->addr, r->addr, sizeof(x->addr));
+		if (r->pat) {
+			x->len = (uint32_t)strlen(r->pat);
+			x->pat = pool_add(&f->strings, r->pat, x->len, oom);
+		}
 	}
 	return *oom ? -1 : 0;
 }
@@ -559,6 +582,7 @@ out:
 		strcpy(err->msg, "out of memory, or the compiled policy exceeds 1 GiB");
 	}
 	free(f.rules);
+	free(f.xrules);
 	free(f.nodes);
 	free(f.slots);
 	free(f.globs);

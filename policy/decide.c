@@ -315,6 +315,11 @@ static int rules_ok(const struct jail_blob_hdr *h)
 	for (uint32_t i = 0; i < h->nrules; i++)
 		if (r[i].file >= h->nfiles || r[i].text >= h->strings_size || r[i].pattern >= h->strings_size)
 			return 0;
+	const struct jail_blob_xrule *x = jail_blob_xrules(h);
+	for (uint32_t i = 0; i < h->nxrules; i++)
+		if (x[i].file >= h->nfiles || x[i].text >= h->strings_size || !string_ok(h, x[i].pat, x[i].len) ||
+		    x[i].prefix > 128 || x[i].port_lo > x[i].port_hi)
+			return 0;
 	return 1;
 }
 
@@ -334,6 +339,7 @@ const struct jail_policy *jail_policy_from_blob(const void *blob, size_t size)
 	    !in_bounds(h->size, h->globs_off, h->nglobs, sizeof(struct jail_blob_glob)) ||
 	    !in_bounds(h->size, h->gslots_off, h->ngslots, sizeof(struct jail_blob_gslot)) ||
 	    !in_bounds(h->size, h->files_off, h->nfiles, sizeof(uint32_t)) ||
+	    !in_bounds(h->size, h->xrules_off, h->nxrules, sizeof(struct jail_blob_xrule)) || h->net > 2 ||
 	    (uint64_t)h->strings_off + h->strings_size > h->size || h->strings_size == 0 ||
 	    ((const char *)blob)[h->strings_off + h->strings_size - 1] != '\0' || h->log >= h->strings_size)
 		return NULL;
@@ -370,6 +376,11 @@ uint32_t jail_rule_count(const struct jail_policy *p)
 	return p->hdr.nrules;
 }
 
+uint32_t jail_xrule_count(const struct jail_policy *p)
+{
+	return p->hdr.nxrules;
+}
+
 uint32_t jail_policy_file_count(const struct jail_policy *p)
 {
 	return p->hdr.nfiles;
@@ -386,41 +397,59 @@ static const struct jail_blob_rule *rule(const struct jail_policy *p, int32_t i)
 	return (i >= 0 && (uint32_t)i < p->hdr.nrules) ? &rules(p)[i] : NULL;
 }
 
+/* A net or env rule: numbered after the path rules. */
+static const struct jail_blob_xrule *xrule(const struct jail_policy *p, int32_t i)
+{
+	if (i < 0 || (uint32_t)i < p->hdr.nrules || (uint32_t)i - p->hdr.nrules >= p->hdr.nxrules)
+		return NULL;
+	return &jail_blob_xrules(&p->hdr)[(uint32_t)i - p->hdr.nrules];
+}
+
 const char *jail_rule_file(const struct jail_policy *p, int32_t i)
 {
 	const struct jail_blob_rule *r = rule(p, i);
+	const struct jail_blob_xrule *x = xrule(p, i);
 	const uint32_t *files = (const void *)((const char *)p + p->hdr.files_off);
-	return r ? str(p, files[r->file]) : "";
+	return r ? str(p, files[r->file]) : x ? str(p, files[x->file]) : "";
 }
 
 uint32_t jail_rule_line(const struct jail_policy *p, int32_t i)
 {
 	const struct jail_blob_rule *r = rule(p, i);
-	return r ? r->line : 0;
+	const struct jail_blob_xrule *x = xrule(p, i);
+	return r ? r->line : x ? x->line : 0;
 }
 
 uint32_t jail_rule_col(const struct jail_policy *p, int32_t i)
 {
 	const struct jail_blob_rule *r = rule(p, i);
-	return r ? r->col : 0;
+	const struct jail_blob_xrule *x = xrule(p, i);
+	return r ? r->col : x ? x->col : 0;
 }
 
 const char *jail_rule_text(const struct jail_policy *p, int32_t i)
 {
 	const struct jail_blob_rule *r = rule(p, i);
-	return r ? str(p, r->text) : "";
+	const struct jail_blob_xrule *x = xrule(p, i);
+	return r ? str(p, r->text) : x ? str(p, x->text) : "";
 }
 
+/* A path rule's compiled pattern; a net rule's host name or "" (an
+ * address: see its text); an env rule's lower-cased glob. */
 const char *jail_rule_pattern(const struct jail_policy *p, int32_t i)
 {
 	const struct jail_blob_rule *r = rule(p, i);
-	return r ? str(p, r->pattern) : "";
+	const struct jail_blob_xrule *x = xrule(p, i);
+	return r ? str(p, r->pattern) : x ? str(p, x->pat) : "";
 }
 
 enum jail_effect jail_rule_effect(const struct jail_policy *p, int32_t i)
 {
 	const struct jail_blob_rule *r = rule(p, i);
-	return r ? (enum jail_effect)r->effect : JAIL_EFFECT_NONE;
+	const struct jail_blob_xrule *x = xrule(p, i);
+	if (x && x->kind != JAIL_X_NET)
+		return x->kind == JAIL_X_ENV_KEEP ? JAIL_ALLOW : JAIL_DENY;
+	return r ? (enum jail_effect)r->effect : x ? (enum jail_effect)x->effect : JAIL_EFFECT_NONE;
 }
 
 unsigned jail_rule_access(const struct jail_policy *p, int32_t i)
@@ -456,7 +485,7 @@ size_t jail_rule_describe(const struct jail_policy *p, int32_t i, char *buf, siz
 	size_t n = 0;
 	if (bufsz)
 		buf[0] = '\0';
-	if (rule(p, i) == NULL)
+	if (rule(p, i) == NULL && xrule(p, i) == NULL)
 		return append(buf, bufsz, 0, "no rule");
 	n = append(buf, bufsz, n, jail_rule_file(p, i));
 	n = append(buf, bufsz, n, ":");
@@ -503,6 +532,9 @@ const char *jail_reason_name(enum jail_reason r)
 	case JAIL_META_NO_DENY: return "metadata, no read deny";
 	case JAIL_TOO_COMPLEX: return "match too complex";
 	case JAIL_BAD_PATH: return "not an absolute path";
+	case JAIL_NET_LOOPBACK: return "loopback, reachable when no rule denies it";
+	case JAIL_NET_LOCAL: return "the local network (private, link-local or multicast), reachable only by a rule";
+	case JAIL_NET_OPEN: return "no net allow rule: the network is open";
 	}
 	return "?";
 }

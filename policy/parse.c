@@ -6,6 +6,8 @@
  *     include default | include PATH
  *     mode enforce | mode audit
  *     log PATH
+ *     net allow|deny HOST[:PORT]...   net none          (net.c)
+ *     env scrub|keep PATTERN...                         (env.c)
  * `#` at the start of a token begins a comment; a token may be written in
  * double quotes (with \" and \\ inside) when it contains blanks.
  *
@@ -458,6 +460,130 @@ static int do_log(struct parser *ps, const struct token *t, uint32_t n)
 	return ps->b->log ? 0 : oom(ps);
 }
 
+/* ---- net and env ---- */
+
+static struct jail_bxrule *new_xrule(struct parser *ps, const struct token *t, uint32_t nt, uint32_t arg)
+{
+	struct jail_build *b = ps->b;
+	if (b->nxrules == b->capxrules) {
+		uint32_t cap = b->capxrules ? b->capxrules * 2 : 32;
+		struct jail_bxrule *v = realloc(b->xrules, cap * sizeof(*v));
+		if (!v)
+			return oom(ps), NULL;
+		b->xrules = v;
+		b->capxrules = cap;
+	}
+	struct jail_bxrule *r = &b->xrules[b->nxrules++]; /* counted now, so jail_build_free() frees it */
+	memset(r, 0, sizeof(*r));
+	r->file = ps->file_idx;
+	r->line = ps->line;
+	r->col = nt > arg ? t[arg].col : t[0].col;
+	size_t tl = t[0].rawlen + t[1].rawlen + (nt > arg ? t[arg].rawlen : 0) + 3;
+	r->text = malloc(tl);
+	if (!r->text)
+		return oom(ps), NULL;
+	if (nt > arg)
+		snprintf(r->text, tl, "%.*s %.*s %.*s", (int)t[0].rawlen, t[0].raw, (int)t[1].rawlen, t[1].raw,
+		         (int)t[arg].rawlen, t[arg].raw);
+	else
+		snprintf(r->text, tl, "%.*s %.*s", (int)t[0].rawlen, t[0].raw, (int)t[1].rawlen, t[1].raw);
+	return r;
+}
+
+static int do_net(struct parser *ps, const struct token *t, uint32_t n)
+{
+	if (n < 2)
+		return fail(ps, (uint32_t)end_col(t, n), "expected 'allow', 'deny' or 'none' after 'net'");
+	if (strcmp(t[1].text, "none") == 0) {
+		if (n > 2)
+			return fail(ps, t[2].col, "unexpected '%s': 'net none' takes no argument", t[2].text);
+		struct jail_bxrule *r = new_xrule(ps, t, n, 2);
+		if (!r)
+			return -1;
+		r->kind = JAIL_X_NET;
+		r->effect = JAIL_DENY;
+		r->host = JAIL_HOST_ADDR; /* prefix 0: every address, the catch-all */
+		r->port_hi = 65535;
+		ps->b->net = JAIL_NET_MODE_NONE;
+		return 0;
+	}
+	enum jail_effect e;
+	if (strcmp(t[1].text, "allow") == 0)
+		e = JAIL_ALLOW;
+	else if (strcmp(t[1].text, "deny") == 0)
+		e = JAIL_DENY;
+	else
+		return fail(ps, t[1].col, "unknown net rule '%s': expected 'allow', 'deny' or 'none'", t[1].text);
+	if (n < 3)
+		return fail(ps, (uint32_t)end_col(t, n), "expected a host (name, *.name, address, range, loopback, "
+		                                         "private or *) after 'net %s'", t[1].text);
+	for (uint32_t i = 2; i < n; i++) {
+		struct jail_bxrule parsed[JAIL_NET_MAX_EXPAND];
+		unsigned np = 0;
+		const char *why = NULL;
+		uint32_t at = 0;
+		if (jail_net_parse(t[i].text, parsed, &np, &why, &at))
+			return fail(ps, t[i].col + at + (uint32_t)t[i].quoted, "%s in '%s'", why, t[i].text);
+		for (unsigned k = 0; k < np; k++) {
+			struct jail_bxrule *r = new_xrule(ps, t, n, i);
+			if (!r) {
+				for (unsigned j = k; j < np; j++)
+					free(parsed[j].pat);
+				return -1;
+			}
+			char *text = r->text;
+			*r = parsed[k];
+			r->text = text;
+			r->file = ps->file_idx;
+			r->line = ps->line;
+			r->col = t[i].col;
+			r->kind = JAIL_X_NET;
+			r->effect = (uint8_t)e;
+		}
+		if (e == JAIL_ALLOW && ps->b->net == JAIL_NET_MODE_OPEN)
+			ps->b->net = JAIL_NET_MODE_ALLOWLIST;
+	}
+	return 0;
+}
+
+static int do_env(struct parser *ps, const struct token *t, uint32_t n)
+{
+	int kind;
+	if (n < 2)
+		return fail(ps, (uint32_t)end_col(t, n), "expected 'scrub' or 'keep' after 'env'");
+	if (strcmp(t[1].text, "scrub") == 0)
+		kind = JAIL_X_ENV_SCRUB;
+	else if (strcmp(t[1].text, "keep") == 0)
+		kind = JAIL_X_ENV_KEEP;
+	else
+		return fail(ps, t[1].col, "unknown env rule '%s': expected 'scrub' or 'keep'", t[1].text);
+	if (n < 3)
+		return fail(ps, (uint32_t)end_col(t, n), "expected a variable name or pattern after 'env %s'", t[1].text);
+	for (uint32_t i = 2; i < n; i++) {
+		const char *s = t[i].text;
+		size_t len = strlen(s);
+		for (size_t k = 0; k < len; k++)
+			if (s[k] == '=' || s[k] == ' ' || s[k] == '\t')
+				return fail(ps, t[i].col + (uint32_t)k + (uint32_t)t[i].quoted,
+				            "unexpected '%c' in a variable name pattern", s[k]);
+		if (len == 0)
+			return fail(ps, t[i].col, "expected a variable name or pattern");
+		if (jail_glob_check(s, (uint32_t)len))
+			return fail(ps, t[i].col, "unterminated character class in '%s': expected ']'", s);
+		struct jail_bxrule *r = new_xrule(ps, t, n, i);
+		if (!r)
+			return -1;
+		r->kind = (uint8_t)kind;
+		r->pat = strdup(s);
+		if (!r->pat)
+			return oom(ps);
+		for (char *c = r->pat; *c; c++)
+			if (*c >= 'A' && *c <= 'Z')
+				*c = (char)(*c - 'A' + 'a');
+	}
+	return 0;
+}
+
 static int parse_text(struct parser *ps, const char *name, const char *text, size_t len, int is_file);
 static int parse_file(struct parser *ps, const char *path, uint32_t col);
 
@@ -494,7 +620,8 @@ static int directive(struct parser *ps, const struct token *t, uint32_t n, const
 {
 	const char *k = t[0].text;
 	if (t[0].quoted)
-		return fail(ps, t[0].col, "expected a keyword (allow, deny, include, mode, log or kernel), not a quoted word");
+		return fail(ps, t[0].col,
+		            "expected a keyword (allow, deny, include, mode, log, kernel, net or env), not a quoted word");
 	if (strcmp(k, "allow") == 0)
 		return do_rule(ps, JAIL_ALLOW, t, n);
 	if (strcmp(k, "deny") == 0)
@@ -507,7 +634,12 @@ static int directive(struct parser *ps, const struct token *t, uint32_t n, const
 		return do_log(ps, t, n);
 	if (strcmp(k, "kernel") == 0)
 		return do_kernel(ps, t, n);
-	return fail(ps, t[0].col, "unknown keyword '%s': expected allow, deny, include, mode, log or kernel", k);
+	if (strcmp(k, "net") == 0)
+		return do_net(ps, t, n);
+	if (strcmp(k, "env") == 0)
+		return do_env(ps, t, n);
+	return fail(ps, t[0].col, "unknown keyword '%s': expected allow, deny, include, mode, log, kernel, net or env",
+	            k);
 }
 
 static int add_file_name(struct parser *ps, const char *name)
@@ -694,6 +826,11 @@ void jail_build_free(struct jail_build *b)
 		free(b->files[i]);
 	free(b->files);
 	free(b->log);
+	for (uint32_t i = 0; i < b->nxrules; i++) {
+		free(b->xrules[i].text);
+		free(b->xrules[i].pat);
+	}
+	free(b->xrules);
 	memset(b, 0, sizeof(*b));
 }
 

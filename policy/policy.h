@@ -47,6 +47,9 @@ enum jail_reason {
 	JAIL_META_NO_DENY,   /* a metadata query with no read deny covering the path */
 	JAIL_TOO_COMPLEX,    /* the match exceeded its step budget: deny (fail closed) */
 	JAIL_BAD_PATH,       /* not an absolute path, or too long: deny */
+	JAIL_NET_LOOPBACK,   /* no rule: loopback is reachable (not under `net none`, nor its DNS port under an allowlist) */
+	JAIL_NET_LOCAL,      /* no rule: a private, link-local or local-network address: deny */
+	JAIL_NET_OPEN,       /* no net allow in the policy: the network is open */
 };
 
 enum jail_mode {
@@ -59,6 +62,14 @@ enum jail_kernel {
 	JAIL_KERNEL_AUTO = 0,
 	JAIL_KERNEL_REQUIRE = 1,
 	JAIL_KERNEL_OFF = 2,
+};
+
+/* The network: open (no `net allow`: everything but the local network),
+ * an allowlist (any `net allow`), or closed (`net none`). */
+enum jail_net_mode {
+	JAIL_NET_MODE_OPEN = 0,
+	JAIL_NET_MODE_ALLOWLIST = 1,
+	JAIL_NET_MODE_NONE = 2,
 };
 
 struct jail_decision {
@@ -162,9 +173,63 @@ enum jail_mode jail_policy_mode(const struct jail_policy *p);
 enum jail_kernel jail_policy_kernel(const struct jail_policy *p);
 const char *jail_policy_log(const struct jail_policy *p); /* NULL when unset */
 
+/* ---- the network (net.c; hot path rules as above) ----
+ * Addresses are 16 bytes, IPv6 order; an IPv4 address is ::ffff:a.b.c.d,
+ * so an IPv4-mapped IPv6 address is the IPv4 address it maps. */
+
+/*
+ * May a socket connect (or send) to addr:port? `name` is the host name the
+ * address came from when the caller resolved an allowed name (NULL when
+ * not). The order: an address rule naming the address (most specific
+ * prefix, then a port over none, deny on ties); else the name's rules; else
+ * a catch-all (`net allow|deny *`, `net none`); else loopback is reachable
+ * (not under `net none`, nor port 53 under an allowlist), the local network
+ * (private, link-local, multicast) is not, and the rest is reachable only
+ * when the policy has no `net allow`.
+ */
+struct jail_decision jail_decide_connect(const struct jail_policy *p, const uint8_t addr[16], unsigned port,
+                                         const char *name);
+
+/*
+ * May NAME be resolved? Allowed when a rule allows the name (at any port)
+ * and no portless deny is more specific; when no name rule matches, by the
+ * catch-all, else: open mode resolves every name (reason JAIL_NET_OPEN, the
+ * addresses are decided when used), an allowlist only "localhost" and
+ * "*.localhost". The name is compared without case and a trailing dot.
+ */
+struct jail_decision jail_decide_resolve(const struct jail_policy *p, const char *name);
+
+/* NAME:PORT as far as the name decides it (for explain): the resolution,
+ * then the name's rules at PORT, then the catch-alls; an address rule on
+ * the address it resolves to would still come first when connecting. */
+struct jail_decision jail_decide_name(const struct jail_policy *p, const char *name, unsigned port);
+
+enum jail_net_mode jail_policy_net(const struct jail_policy *p);
+
+/* Parses a numeric address (a.b.c.d or IPv6, without brackets) into out;
+ * 0, or -1 when it is not one. No allocation. */
+int jail_addr_parse(const char *s, uint8_t out[16]);
+
+/* Writes addr (IPv4 dotted when mapped, else IPv6) to buf; no allocation. */
+size_t jail_addr_format(const uint8_t addr[16], char *buf, size_t bufsz);
+
+/* ---- the environment (env.c; hot path rules as above) ---- */
+
+/*
+ * Whether the variable NAME (len bytes, no '=') is removed from the
+ * environment of the programs the jail starts: JAIL_DENY with the `env
+ * scrub` rule that matches, or JAIL_ALLOW (an `env keep` rule, or no rule:
+ * reason JAIL_NO_RULE). Names are compared without regard to case.
+ */
+struct jail_decision jail_decide_env(const struct jail_policy *p, const char *name, size_t len);
+
+/* 1 when the policy has an `env scrub` rule. */
+int jail_policy_scrubs(const struct jail_policy *p);
+
 /* ---- describing rules (for messages, logs and explain) ---- */
 
-uint32_t jail_rule_count(const struct jail_policy *p);
+uint32_t jail_rule_count(const struct jail_policy *p);  /* path rules: 0 .. count-1 */
+uint32_t jail_xrule_count(const struct jail_policy *p); /* net and env rules: count .. count+xcount-1 */
 uint32_t jail_policy_file_count(const struct jail_policy *p);          /* files the rules came from */
 const char *jail_policy_file(const struct jail_policy *p, uint32_t i); /* as named; "<default>" too */
 const char *jail_rule_file(const struct jail_policy *p, int32_t rule);

@@ -48,7 +48,8 @@ static void usage(FILE *f)
 	      "       jailctl [--policy FILE]... learn AUDIT_LOG OUT [COMMAND]\n"
 	      "       jailctl exec -- COMMAND [ARG...]   (with libjail.so preloaded)\n"
 	      "Options: --rule TEXT appends one directive (repeatable).\n"
-	      "ACCESS is read, write, exec or meta. Without --policy, the built-in default.\n",
+	      "ACCESS is read, write, exec or meta; or explain connect HOST:PORT, explain env NAME.\n"
+	      "Without --policy, the built-in default.\n",
 	      f);
 }
 
@@ -154,8 +155,10 @@ static struct jail_policy *load(const struct opts *o, char *cwdbuf)
 
 static int cmd_check(const struct jail_policy *p)
 {
-	printf("policy ok: %u rules, mode %s\n", jail_rule_count(p),
-	       jail_policy_mode(p) == JAIL_MODE_AUDIT ? "audit" : "enforce");
+	printf("policy ok: %u rules", jail_rule_count(p));
+	if (jail_xrule_count(p))
+		printf(" and %u net and env rules", jail_xrule_count(p));
+	printf(", mode %s\n", jail_policy_mode(p) == JAIL_MODE_AUDIT ? "audit" : "enforce");
 	return 0;
 }
 
@@ -178,7 +181,73 @@ static int cmd_print(const struct jail_policy *p)
 		printf("%-44s # %s:%u:%u -> %s [%s]\n", jail_rule_text(p, (int32_t)i), jail_rule_file(p, (int32_t)i),
 		       jail_rule_line(p, (int32_t)i), jail_rule_col(p, (int32_t)i), jail_rule_pattern(p, (int32_t)i),
 		       jail_policy_kernel(p) == JAIL_KERNEL_OFF ? "shim only" : jail_landlock_rule_scope(p, (int32_t)i));
+	static const char *const net[] = {"open (no net allow: all but the local network)", "allowlist", "none"};
+	printf("# net %s\n", net[jail_policy_net(p)]);
+	for (uint32_t i = 0; i < jail_xrule_count(p); i++) {
+		int32_t r = (int32_t)(jail_rule_count(p) + i);
+		printf("%-44s # %s:%u:%u\n", jail_rule_text(p, r), jail_rule_file(p, r), jail_rule_line(p, r),
+		       jail_rule_col(p, r));
+	}
 	return 0;
+}
+
+/* Prints a decision's rule line ("  rule: ...") as explain does. */
+static void print_rule(const struct jail_policy *p, struct jail_decision d)
+{
+	char rule[4096];
+	jail_rule_describe(p, d.rule, rule, sizeof(rule));
+	if (d.reason == JAIL_BY_RULE)
+		printf("  rule: %s\n", rule);
+	else if (d.reason == JAIL_NO_RULE)
+		printf("  rule: none matches\n");
+	else
+		printf("  rule: none matches (%s)\n", jail_reason_name(d.reason));
+}
+
+/* explain connect HOST:PORT ([IPV6]:PORT): what the shim decides on a
+ * connect (or send) to it, or for a name, on the name's addresses. */
+static int explain_connect(const struct jail_policy *p, const char *arg)
+{
+	char host[512];
+	const char *colon = arg[0] == '[' ? strstr(arg, "]:") : strrchr(arg, ':');
+	char *end = NULL;
+	unsigned long port = colon ? strtoul(colon + (arg[0] == '[' ? 2 : 1), &end, 10) : 0;
+	if (!colon || !end || *end || port == 0 || port > 65535 || (size_t)(colon - arg) >= sizeof(host)) {
+		fprintf(stderr, "jailctl: expected HOST:PORT (or [IPV6]:PORT) after 'connect', not '%s'\n", arg);
+		return EXIT_USAGE;
+	}
+	size_t hl = (size_t)(colon - arg) - (arg[0] == '[');
+	memcpy(host, arg + (arg[0] == '['), hl);
+	host[hl] = '\0';
+	uint8_t addr[16];
+	struct jail_decision d;
+	int is_addr = jail_addr_parse(host, addr) == 0;
+	if (is_addr)
+		d = jail_decide_connect(p, addr, (unsigned)port, NULL);
+	else
+		d = jail_decide_name(p, host, (unsigned)port);
+	int audit = jail_policy_mode(p) == JAIL_MODE_AUDIT && d.verdict == JAIL_DENY;
+	printf("%s connect %s\n", audit ? "would deny" : jail_effect_name(d.verdict), arg);
+	print_rule(p, d);
+	if (!is_addr) {
+		struct jail_decision r = jail_decide_resolve(p, host);
+		if (r.verdict != JAIL_ALLOW)
+			printf("  the name does not resolve in the jail\n");
+		else if (d.verdict == JAIL_ALLOW)
+			printf("  the name resolves; a net rule on the address it resolves to would be decided first\n");
+	}
+	if (audit)
+		printf("  mode audit: the connection would be allowed and logged\n");
+	return d.verdict == JAIL_ALLOW ? 0 : EXIT_DENIED;
+}
+
+/* explain env NAME: whether programs the jail starts inherit NAME. */
+static int explain_env(const struct jail_policy *p, const char *name)
+{
+	struct jail_decision d = jail_decide_env(p, name, strlen(name));
+	printf("%s env %s\n", d.verdict == JAIL_DENY ? "scrub" : "keep", name);
+	print_rule(p, d);
+	return d.verdict == JAIL_ALLOW ? 0 : EXIT_DENIED;
 }
 
 static int cmd_explain(const struct jail_policy *p, char **argv, int argc)
@@ -187,9 +256,14 @@ static int cmd_explain(const struct jail_policy *p, char **argv, int argc)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (strcmp(argv[0], "connect") == 0)
+		return explain_connect(p, argv[1]);
+	if (strcmp(argv[0], "env") == 0)
+		return explain_env(p, argv[1]);
 	enum jail_access a = jail_access_parse(argv[0]);
 	if (a == 0) {
-		fprintf(stderr, "jailctl: unknown access '%s': expected read, write, exec or meta\n", argv[0]);
+		fprintf(stderr, "jailctl: unknown access '%s': expected read, write, exec, meta, connect or env\n",
+		        argv[0]);
 		return EXIT_USAGE;
 	}
 	static struct jail_resolved r;

@@ -365,7 +365,7 @@ START_TEST(error_format)
 	ck_assert_int_eq(test_try_load("\n  frob /a\n", &p, &err), -1);
 	ck_assert_ptr_null(p);
 	jail_error_format(&err, buf, sizeof(buf));
-	ck_assert_str_eq(buf, "test.policy:2:3: unknown keyword 'frob': expected allow, deny, include, mode, log or kernel");
+	ck_assert_str_eq(buf, "test.policy:2:3: unknown keyword 'frob': expected allow, deny, include, mode, log, kernel, net or env");
 }
 END_TEST
 
