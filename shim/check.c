@@ -224,6 +224,49 @@ int jail_refuse(const char *op, const char *path, const char *why)
 	return -EACCES;
 }
 
+/* /proc/PID/{environ,mem} (or .../task/TID/...) of a process other than
+ * this one: where the jailed command's secrets could be read from. */
+static int others_private(const char *path)
+{
+	if (strncmp(path, "/proc/", 6) != 0)
+		return 0;
+	const char *s = path + 6;
+	long pid = 0;
+	if (*s < '0' || *s > '9')
+		return 0;
+	while (*s >= '0' && *s <= '9')
+		pid = pid * 10 + (*s++ - '0');
+	if (*s++ != '/')
+		return 0;
+	if (strncmp(s, "task/", 5) == 0) {
+		s += 5;
+		while (*s >= '0' && *s <= '9')
+			s++;
+		if (*s++ != '/')
+			return 0;
+	}
+	if (strcmp(s, "environ") != 0 && strcmp(s, "mem") != 0)
+		return 0;
+	return pid != jail_os_getpid();
+}
+
+int jail_env_scrubbed_by(const struct jail_config *c, const char *entry)
+{
+	const char *eq = strchr(entry, '=');
+	size_t n = eq ? (size_t)(eq - entry) : strlen(entry);
+	for (int i = 0; c->scrubs && i < c->nlayers; i++)
+		if (jail_decide_env(c->layer[i], entry, n).verdict == JAIL_DENY)
+			return 1;
+	return 0;
+}
+
+int jail_check_peer(long pid, const char *op)
+{
+	if (!jail_config()->scrubs || pid == jail_os_getpid())
+		return 0;
+	return jail_refuse(op, "(another process)", "another process's memory: the jail scrubs secrets from the environment");
+}
+
 int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const char *op)
 {
 	const struct jail_config *c = jail_config();
@@ -248,6 +291,11 @@ int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const
 	 * stderr). Only creation needs a decision on a missing object. */
 	if (!r->exists && a != JAIL_WRITE)
 		return -ENOENT;
+	if (c->scrubs && a != JAIL_META && resolved && others_private(resolved)) {
+		report(c->layer[0], "denied", a, op, resolved, r,
+		       "another process's environment and memory: the jail scrubs secrets from the environment");
+		return -EACCES;
+	}
 	if (a == JAIL_WRITE && ((resolved && is_protected(c, resolved)) || (given && is_protected(c, given)))) {
 		report(c->layer[0], "denied", a, op, resolved ? resolved : given, r, "the jail's own file");
 		return -EACCES;

@@ -9,6 +9,9 @@
  *     (a nested jail), which can only narrow.
  *  2. The caller's environment is never modified: the child's is built in
  *     memory mapped for it (vfork children share the parent's memory).
+ *     Variables a layer scrubs (`env scrub`) are left out of it, unless the
+ *     child is the jailed command itself (JAIL_AGENT, compared on the path
+ *     the exec resolved to, which is then the path executed).
  *  3. What the preload cannot follow is refused with a message, not run:
  *     statically linked programs, setuid/setgid programs, and ELF files of
  *     another class or machine (the loader would silently skip the shim).
@@ -94,7 +97,7 @@ size_t jail_forced_env(const struct jail_config *c, const char *out[JAIL_MAX_FOR
 {
 	const char *all[] = {c->env_shim,  c->env_cwd,   c->env_blob,   c->env_policy,       c->env_home,
 	                     c->env_tmp,   c->env_quiet, c->env_kernel, c->env_tally, c->env_supervised,
-	                     "UV_USE_IO_URING=0"};
+	                     c->env_agent, "UV_USE_IO_URING=0"};
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (all[i])
@@ -102,7 +105,13 @@ size_t jail_forced_env(const struct jail_config *c, const char *out[JAIL_MAX_FOR
 	return n;
 }
 
-int jail_env_build(char *const envp[], struct jail_env *out)
+int jail_is_agent(const char *prog)
+{
+	const char *a = jail_config()->agent;
+	return a && prog && prog[0] == '/' && strcmp(a, prog) == 0;
+}
+
+int jail_env_build(char *const envp[], int keep_secrets, struct jail_env *out)
 {
 	const struct jail_config *c = jail_config();
 	char *const *src = envp ? envp : environ;
@@ -122,8 +131,9 @@ int jail_env_build(char *const envp[], struct jail_env *out)
 	}
 	char *strings = (char *)(v + n + JAIL_MAX_FORCED + 2);
 	size_t k = 0;
+	int scrub = c->scrubs && !keep_secrets;
 	for (char *const *e = src; e && *e; e++)
-		if (!replaced(*e))
+		if (!replaced(*e) && !(scrub && jail_env_scrubbed_by(c, *e)))
 			v[k++] = *e;
 	v[k++] = strings;
 	build_preload(strings, c, src);
@@ -250,13 +260,18 @@ static int inspect_one(struct jail_resolved *r, const char *op)
 	return rc;
 }
 
-int jail_check_exec(int dirfd, const char *path, int flags, const char *op)
+int jail_check_exec(int dirfd, const char *path, int flags, const char *op, char prog[PATH_MAX])
 {
 	struct jail_resolved r;
 	struct stat st;
 	unsigned rf = ((flags & AT_SYMLINK_NOFOLLOW) ? JAIL_RES_NOFOLLOW : 0) |
 	              ((flags & AT_EMPTY_PATH) ? JAIL_RES_EMPTY_PATH : 0);
 	int rc = jail_check_path(dirfd, path, JAIL_EXEC, rf, op, &r);
+	if (prog) {
+		size_t n = strlen(r.path);
+		int usable = rc == 0 && r.kind == JAIL_OBJ_PATH && !r.deleted && r.path[0] == '/' && n < PATH_MAX;
+		memcpy(prog, usable ? r.path : "", usable ? n + 1 : 1);
+	}
 	/* the child must find the shim where LD_PRELOAD says, or it runs unjailed */
 	if (rc == 0 && jail_os_fstatat(AT_FDCWD, jail_config()->shim_path, &st, 0) != 0)
 		return jail_refuse(op, path, "the jail's library is gone from where children would load it");

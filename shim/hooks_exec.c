@@ -37,14 +37,22 @@ typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int)
 typedef int (*spawn_fn)(pid_t *, const char *, const posix_spawn_file_actions_t *, const posix_spawnattr_t *,
                         char *const[], char *const[]);
 
-/* Replaces the process with `path`; returns only on failure, with -errno. */
+/* Replaces the process with `path`; returns only on failure, with -errno.
+ * The jailed command re-executing itself keeps its secrets; when it was
+ * reached through a symlink it is executed by the path it was recognised
+ * by, so that a link swapped in between cannot carry them to another
+ * program (ps then shows the real file's name). */
 static int run(int dirfd, const char *path, char *const argv[], char *const envp[], int flags, const char *op)
 {
 	struct jail_env e;
-	int rc = jail_check_exec(dirfd, path, flags, op);
-	if (rc || (rc = jail_env_build(envp, &e)) != 0)
+	char prog[PATH_MAX];
+	int rc = jail_check_exec(dirfd, path, flags, op, prog);
+	int agent = rc == 0 && jail_is_agent(prog);
+	if (rc || (rc = jail_env_build(envp, agent, &e)) != 0)
 		return rc;
-	if (dirfd == AT_FDCWD && flags == 0)
+	if (agent && !(flags & AT_EMPTY_PATH) && strcmp(prog, path) != 0)
+		((execve_fn)jail_real(JAIL_ID_execve))(prog, argv, e.envp);
+	else if (dirfd == AT_FDCWD && flags == 0)
 		((execve_fn)jail_real(JAIL_ID_execve))(path, argv, e.envp);
 	else
 		((execveat_fn)jail_real(JAIL_ID_execveat))(dirfd, path, argv, e.envp, flags);
@@ -200,10 +208,12 @@ static int spawn_checked(pid_t *pid, const char *path, const posix_spawn_file_ac
 	int rc = recheck_actions(fa, path, op);
 	if (rc)
 		return rc;
-	rc = jail_check_exec(AT_FDCWD, path, 0, op);
-	if (rc || (rc = jail_env_build(envp, &e)) != 0)
+	char prog[PATH_MAX];
+	rc = jail_check_exec(AT_FDCWD, path, 0, op, prog);
+	int agent = rc == 0 && jail_is_agent(prog);
+	if (rc || (rc = jail_env_build(envp, agent, &e)) != 0)
 		return -rc;
-	rc = ((spawn_fn)jail_real(JAIL_ID_posix_spawn))(pid, path, fa, attr, argv, e.envp);
+	rc = ((spawn_fn)jail_real(JAIL_ID_posix_spawn))(pid, agent ? prog : path, fa, attr, argv, e.envp); /* as run() */
 	jail_env_free(&e);
 	return rc;
 }
@@ -224,7 +234,7 @@ static int spawnable(const char *path, void *ctx)
 		return (int)rc;
 	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
 		return -EACCES;
-	return jail_check_exec(AT_FDCWD, path, 0, "posix_spawnp");
+	return jail_check_exec(AT_FDCWD, path, 0, "posix_spawnp", NULL);
 }
 
 JAIL_EXPORT int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
@@ -441,7 +451,7 @@ JAIL_EXPORT int system(const char *command)
 	int status = -1, rc;
 
 	if (command == NULL) /* is a shell available? */
-		return jail_check_exec(AT_FDCWD, SHELL, 0, "system") == 0;
+		return jail_check_exec(AT_FDCWD, SHELL, 0, "system", NULL) == 0;
 	system_enter();
 	old_int = saved_int;
 	old_quit = saved_quit;

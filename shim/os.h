@@ -63,6 +63,10 @@ long jail_os_write(int fd, const void *buf, size_t n);
 void *jail_os_mmap(void *addr, size_t len, int prot, int flags, int fd, long off); /* MAP_FAILED on error */
 long jail_os_munmap(void *addr, size_t len);
 long jail_os_mprotect(void *addr, size_t len, int prot);
+/* Keeps other processes of the same user out of this one's memory and
+ * environment (Linux: not dumpable, so /proc/PID/mem and environ, ptrace
+ * and process_vm_readv need CAP_SYS_PTRACE; reset by the next execve). */
+long jail_os_set_private(void);
 long jail_os_getpid(void);
 long jail_os_gettid(void);
 long jail_os_clock_realtime(long *sec, long *nsec);

@@ -180,6 +180,11 @@ long jail_os_mprotect(void *addr, size_t len, int prot)
 	return SYS(SYS_mprotect, addr, len, prot, 0);
 }
 
+long jail_os_set_private(void)
+{
+	return SYS(SYS_prctl, 4 /* PR_SET_DUMPABLE */, 0, 0, 0);
+}
+
 long jail_os_getpid(void)
 {
 	return SYS(SYS_getpid, 0, 0, 0, 0);

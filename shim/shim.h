@@ -40,6 +40,7 @@
 #define JAIL_ENV_QUIET "JAIL_QUIET"   /* "1": no "jail: denied" lines on stderr */
 #define JAIL_ENV_TALLY "JAIL_TALLY"   /* a file jailrun counts denials in (one byte each) */
 #define JAIL_ENV_SUPERVISED "JAIL_SUPERVISED" /* "1": a supervisor serves this jail (a jail inside starts its own) */
+#define JAIL_ENV_AGENT "JAIL_AGENT"   /* the jailed command's canonical path: it and its re-execs keep their secrets */
 
 struct jail_config {
 	int nlayers;
@@ -56,6 +57,9 @@ struct jail_config {
 	const char *env_supervised;
 	const char *blob_list; /* the value of JAIL_BLOB, for the nesting check */
 	const char *shim_path;
+	int scrubs;           /* some layer has an `env scrub` rule */
+	const char *agent;    /* JAIL_AGENT's value, or NULL */
+	const char *env_agent;
 };
 
 /* state.c: the configuration, loading it first if needed (exits 125 when it
@@ -149,18 +153,34 @@ struct jail_env {
 	size_t maplen;
 	_Alignas(void *) char inline_buf[8192];
 };
-int jail_env_build(char *const envp[], struct jail_env *out);
+int jail_env_build(char *const envp[], int keep_secrets, struct jail_env *out);
+
+/* exec.c: 1 when the program at `prog` (a canonical path, as resolved) is
+ * the jailed command itself, whose children keep the variables the policy
+ * scrubs from everything else the jail starts. */
+int jail_is_agent(const char *prog);
+
+/* check.c: 1 when some layer of c scrubs the variable of this "NAME=value"
+ * entry from the environments of the programs the jail starts. */
+int jail_env_scrubbed_by(const struct jail_config *c, const char *entry);
+
+/* check.c: reading or writing another process's memory (process_vm_readv
+ * and writev) is refused in a jail that scrubs the environment: the
+ * jailed command's secrets are there. 0 or -EACCES. */
+int jail_check_peer(long pid, const char *op);
 
 /* exec.c: the "NAME=value" strings every child gets (LD_PRELOAD aside),
  * in one list for the exec hooks and clearenv alike. */
-#define JAIL_MAX_FORCED 12
+#define JAIL_MAX_FORCED 16
 size_t jail_forced_env(const struct jail_config *c, const char *out[JAIL_MAX_FORCED]);
 void jail_env_free(struct jail_env *e);
 
 /* exec.c: checks that `path` may be executed: exec access to it (and to its
  * #! interpreter, to four levels), and that the shim can follow it (not
- * static, not setuid/setgid, an ELF of this machine). 0 or -errno. */
-int jail_check_exec(int dirfd, const char *path, int flags, const char *op);
+ * static, not setuid/setgid, an ELF of this machine). 0 or -errno. When
+ * prog is not NULL it receives the program's resolved path ("" when it
+ * has none: an anonymous or deleted file). */
+int jail_check_exec(int dirfd, const char *path, int flags, const char *op, char prog[PATH_MAX]);
 
 /* exec.c: finds `file` along PATH as execvp does; 0 and the path in out, or
  * -errno. Decides nothing. */

@@ -375,7 +375,23 @@ static struct jail_config *load(void)
 	} else {
 		load_text(c, &a, env(JAIL_ENV_POLICY), cwd);
 	}
+	const char *agent = env(JAIL_ENV_AGENT);
+	if (agent && agent[0] == '/') {
+		c->agent = arena_dup(&a, agent, NULL);
+		c->env_agent = arena_dup(&a, JAIL_ENV_AGENT "=", agent);
+	}
+	for (int i = 0; i < c->nlayers; i++)
+		c->scrubs |= jail_policy_scrubs(c->layer[i]);
 	mprotect(m, ARENA_SIZE, PROT_READ);
+	/* A process that holds what the jail scrubs (the jailed command) keeps
+	 * it from its own children's reach: they run as the same user. Not
+	 * under a supervisor, which reads callers' memory as that user. */
+	if (c->scrubs && !c->env_supervised)
+		for (char **e = environ; e && *e; e++)
+			if (jail_env_scrubbed_by(c, *e)) {
+				jail_os_set_private();
+				break;
+			}
 	return c;
 }
 

@@ -1,6 +1,7 @@
 # fake_messages_api.py — a loopback stand-in for the model API that agent
 # CLIs speak (streamed Messages). The first turn asks for one tool call on
-# argv[2] (Write, or the tool named by argv[3]: Read); once a tool result
+# argv[2] (Write, or the tool named by argv[3]: Read, or Bash, which runs
+# argv[2] as a command); once a tool result
 # comes back, it logs the result's text and ends the turn. It listens on
 # 127.0.0.1 only, writes its port to argv[1], logs requests to argv[1].log,
 # and stops by itself after two minutes.
@@ -21,7 +22,8 @@ class H(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         n = int(self.headers.get('content-length') or 0)
         body = json.loads(self.rfile.read(n) or b'{}')
-        log.write(f"POST {self.path} model={body.get('model')} stream={body.get('stream')} msgs={len(body.get('messages', []))}\n"); log.flush()
+        log.write(f"POST {self.path} model={body.get('model')} stream={body.get('stream')} msgs={len(body.get('messages', []))}\n")
+        log.write(f"KEY {self.headers.get('x-api-key')}\n"); log.flush()
         if not self.path.startswith('/v1/messages') or 'count_tokens' in self.path:
             self.send_response(200); self.send_header('content-type', 'application/json'); self.end_headers()
             self.wfile.write(b'{"input_tokens": 10}'); return
@@ -39,7 +41,8 @@ class H(http.server.BaseHTTPRequestHandler):
         mid = 'msg_jail_1'
         sse(self, 'message_start', {'type': 'message_start', 'message': {'id': mid, 'type': 'message', 'role': 'assistant', 'model': body.get('model', 'x'), 'content': [], 'stop_reason': None, 'stop_sequence': None, 'usage': {'input_tokens': 10, 'output_tokens': 1}}})
         if want_tool:
-            args = {'file_path': target, 'content': 'written by the agent\n'} if tool == 'Write' else {'file_path': target}
+            args = {'file_path': target, 'content': 'written by the agent\n'} if tool == 'Write' else \
+                {'command': target, 'description': 'run it'} if tool == 'Bash' else {'file_path': target}
             sse(self, 'content_block_start', {'type': 'content_block_start', 'index': 0, 'content_block': {'type': 'tool_use', 'id': 'toolu_jail_1', 'name': tool, 'input': {}}})
             sse(self, 'content_block_delta', {'type': 'content_block_delta', 'index': 0, 'delta': {'type': 'input_json_delta', 'partial_json': json.dumps(args)}})
             sse(self, 'content_block_stop', {'type': 'content_block_stop', 'index': 0})

@@ -38,7 +38,7 @@ run_agent() {
 	server=$!
 	for _ in $(seq 50); do [ -s "$T/port" ] && break; sleep 0.1; done
 	out=$(cd "$T/proj" && HOME=$T/home TMPDIR=$T/tmp ANTHROPIC_BASE_URL=http://127.0.0.1:$(cat "$T/port") \
-		ANTHROPIC_API_KEY=sk-test-dummy timeout 120 "$BUILD/bin/jailrun" "${@:2}" --allow-exec "$T/agent" -- \
+		ANTHROPIC_API_KEY=sk-test-$$ GITHUB_TOKEN=ghp-test-$$ timeout 120 "$BUILD/bin/jailrun" "${@:2}" --allow-exec "$T/agent" -- \
 		"$T/agent/node_modules/.bin/claude" -p "write the file" --add-dir "$T/outside" --allowedTools "$tool" 2>&1)
 	rc=$?
 	kill "$server" 2>/dev/null
@@ -97,4 +97,16 @@ fi
 run_agent "$T/proj/.env" --supervise
 check "--supervise: its Read tool ran" grep -q "^RESULT" "$T/port.log"
 check "--supervise: ... and cannot read .env" bash -c "! grep -q 'SECRET-$$' '$T/port.log'"
+
+# Secrets: the agent reaches its API with its key; the shell its Bash tool
+# starts does not see it (env scrub in the default policy).
+tool=Bash
+run_agent 'env; echo "exit=$?"'
+check "the agent sent its API key to the stand-in" grep -qx "KEY sk-test-$$" "$T/port.log"
+check "its Bash tool ran env" grep -q '^RESULT.*exit=0' "$T/port.log"
+check "... which saw neither ANTHROPIC_API_KEY nor GITHUB_TOKEN" \
+	bash -c "grep '^RESULT' '$T/port.log' | grep -q PATH= && ! grep '^RESULT' '$T/port.log' | grep -qE 'sk-test-$$|ghp-test-$$'"
+run_agent 'cat /proc/$PPID/environ; tr "\\0" "\\n" </proc/$PPID/environ | head -1'
+check "... nor could read them from its parent's environ" \
+	bash -c "grep -q '^RESULT' '$T/port.log' && ! grep '^RESULT' '$T/port.log' | grep -qE 'sk-test-$$|ghp-test-$$'"
 finish
