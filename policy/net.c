@@ -665,6 +665,32 @@ struct jail_decision jail_decide_name(const struct jail_policy *p, const char *n
 	return none();
 }
 
+int jail_net_ports(const struct jail_policy *p, uint16_t *ports, size_t max)
+{
+	uint32_t n;
+	const struct jail_blob_xrule *x = xr(p, &n);
+	size_t k = 0;
+	if (jail_policy_net(p) == JAIL_NET_MODE_OPEN)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		if (x[i].kind != JAIL_X_NET || x[i].effect != JAIL_ALLOW)
+			continue;
+		if ((size_t)(x[i].port_hi - x[i].port_lo) + 1 > max)
+			return -1; /* every port, or too many to list */
+		for (unsigned port = x[i].port_lo; port <= x[i].port_hi; port++) {
+			size_t j = 0;
+			while (j < k && ports[j] != port)
+				j++;
+			if (j < k)
+				continue;
+			if (k == max)
+				return -1;
+			ports[k++] = (uint16_t)port;
+		}
+	}
+	return (int)k;
+}
+
 enum jail_net_mode jail_policy_net(const struct jail_policy *p)
 {
 	return p->hdr.net <= JAIL_NET_MODE_NONE ? (enum jail_net_mode)p->hdr.net : JAIL_NET_MODE_NONE;

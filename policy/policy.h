@@ -206,6 +206,13 @@ struct jail_decision jail_decide_name(const struct jail_policy *p, const char *n
 
 enum jail_net_mode jail_policy_net(const struct jail_policy *p);
 
+/* The TCP ports a kernel layer can bound connections to for this policy:
+ * the ports its `net allow` rules name (into ports, at most max). -1 when
+ * it cannot be bounded by port: open mode, or an allow rule that names no
+ * port (or more than max). */
+int jail_net_ports(const struct jail_policy *p, uint16_t *ports, size_t max);
+#define JAIL_NET_MAX_PORTS 256
+
 /* Parses a numeric address (a.b.c.d or IPv6, without brackets) into out;
  * 0, or -1 when it is not one. No allocation. */
 int jail_addr_parse(const char *s, uint8_t out[16]);

@@ -448,11 +448,14 @@ static int cmd_landlock_exec(char **argv, int argc)
 	const struct jail_policy *layers[16];
 	const char *blobs[16], *writes[32], *reads[32], *preload = NULL;
 	size_t nl = 0, nw = 0, nr = 0;
+	unsigned connect_port = 0;
 	int i = 0;
 	for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
 		if (i + 1 >= argc)
 			break;
-		if (strcmp(argv[i], "--blob") == 0 && nl < 16)
+		if (strcmp(argv[i], "--grant-connect") == 0)
+			connect_port = (unsigned)strtoul(argv[++i], NULL, 10) & 0xffff;
+		else if (strcmp(argv[i], "--blob") == 0 && nl < 16)
 			blobs[nl++] = argv[++i];
 		else if (strcmp(argv[i], "--grant-write") == 0 && nw < 32)
 			writes[nw++] = argv[++i];
@@ -474,8 +477,14 @@ static int cmd_landlock_exec(char **argv, int argc)
 			fprintf(stderr, "jail: %s:1:1: not a valid compiled policy\n", blobs[k]);
 			return EXIT_POLICY;
 		}
-		if (jail_policy_log(layers[k]) && nw < 32)
+		if (jail_policy_log(layers[k]) && nw < 32) {
+			/* made now, so that the kernel layer can grant it by name:
+			 * a log outside every writable tree could not be created later */
+			int lfd = open(jail_policy_log(layers[k]), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOCTTY, 0600);
+			if (lfd >= 0)
+				close(lfd);
 			writes[nw++] = jail_policy_log(layers[k]);
+		}
 		if (nr < 32)
 			reads[nr++] = blobs[k];
 	}
@@ -526,7 +535,7 @@ static int cmd_landlock_exec(char **argv, int argc)
 		/* under jail-supervise (the filter follows below), read denies are
 		 * the supervisor's: no expanded trees, whose new files no one could read */
 		unsigned opts = getenv(JAIL_ENV_SUPERVISOR) ? JAIL_LANDLOCK_READ_DENIES_ELSEWHERE : 0;
-		if (jail_landlock_apply(layers, nl, writes, nw, reads, nr, opts, &st, err, sizeof(err)) == 0) {
+		if (jail_landlock_apply(layers, nl, writes, nw, reads, nr, connect_port, opts, &st, err, sizeof(err)) == 0) {
 			char abi[16];
 			snprintf(abi, sizeof(abi), "%d", st.abi);
 			setenv("JAIL_KERNEL", abi, 1);

@@ -182,6 +182,29 @@ static void report(const struct jail_policy *p, const char *verb, enum jail_acce
 		log_line(log, op, jail_access_name(a), r->given[0] ? r->given : r->path, r->path, verb, why);
 }
 
+void jail_report_net(const struct jail_policy *p, const char *verb, const char *access, const char *op,
+                     const char *subject, const char *why)
+{
+	const struct jail_config *c = jail_config();
+	char msg[1024];
+	struct jail_buf m = {msg, 0, sizeof(msg)};
+	jail_put(&m, "jail: ");
+	jail_put(&m, verb);
+	jail_put(&m, " ");
+	jail_put(&m, access);
+	jail_put(&m, " ");
+	jail_put(&m, subject);
+	jail_put(&m, " (");
+	jail_put(&m, why);
+	jail_put(&m, ")\n");
+	if (!c->quiet && !speaker.silent)
+		jail_os_write(2, m.b, m.n);
+	tally(c);
+	const char *log = p ? jail_policy_log(p) : NULL;
+	if (log)
+		log_line(log, op, access, subject, subject, verb, why);
+}
+
 static int is_protected(const struct jail_config *c, const char *path)
 {
 	for (int i = 0; i < c->nprotected; i++) {

@@ -14,6 +14,7 @@
 #include "os.h"
 
 #include <dirent.h>
+#include <netdb.h>
 #include <stdlib.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -95,7 +96,7 @@ static int jail_mode_writes(const char *m)
 static int jail_check_mmsg(const struct mmsghdr *v, unsigned int n, const char *op)
 {
 	for (unsigned int i = 0; v && i < n; i++) {
-		int rc = jail_check_unix(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, 0, op);
+		int rc = jail_check_sockaddr(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, 0, op);
 		if (rc)
 			return rc;
 	}
@@ -114,6 +115,7 @@ static int jail_check_mmsg(const struct mmsghdr *v, unsigned int n, const char *
 #define MMSG(v, n) jail_check_mmsg((v), (n), jail_op)
 #define MV(da, a, db, b, f) jail_check_rename((da), (a), (db), (b), (f), jail_op)
 #define UNIX(sa, n, rf) jail_check_unix((sa), (unsigned)(n), (rf), jail_op)
+#define SOCKADDR(sa, n, rf) jail_check_sockaddr((sa), (unsigned)(n), (rf), jail_op)
 
 /* A missing real symbol (an older libc) is ENOSYS, never a call through NULL. */
 #define JAIL_HOOK(ret, name, params, args, fail, check)                                                        \

@@ -27,6 +27,7 @@
 #define P(d, p, acc, rf) jail_check_path((d), (p), (acc), (rf), "syscall", NULL)
 #define F(fd, acc) jail_check_fd((fd), (acc), "syscall")
 #define UNIX(sa, n, rf) jail_check_unix((sa), (n), (rf), "syscall")
+#define SOCKADDR(sa, n, rf) jail_check_sockaddr((sa), (n), (rf), "syscall")
 #define MV(da, a, db, b, f) jail_check_rename((da), (a), (db), (b), (f), "syscall")
 #define REFUSE(why) jail_refuse("syscall", "", (why))
 

@@ -10,6 +10,8 @@ struct jail_landlock_stats {
 	int abi;      /* the Landlock ABI used */
 	int rules;    /* path-beneath rules added, all layers */
 	int expanded; /* directories expanded around read denies */
+	int net_bounded; /* layers whose TCP connects the kernel bounds by port */
+	int net_unbounded; /* layers with net allow rules it cannot bound (a rule without a port, or ABI < 4) */
 };
 
 /* The kernel's Landlock ABI version, 0 when unavailable. The environment
@@ -19,10 +21,14 @@ int jail_landlock_abi(void);
 /* Restricts this process (and everything it starts) with one Landlock
  * layer per policy layer, plus grants the jail itself needs (extra_write:
  * its tally and log files; extra_read: its library, blobs and helper, also
- * executable). Sets no_new_privs. 0, or -1 with a message in err. */
+ * executable; connect_port: its proxy's port, 0 for none). A layer with
+ * `net allow` or `net none` whose allow rules all name ports also bounds
+ * TCP connect (ABI 4) to those ports and connect_port: the kernel cannot
+ * tell addresses apart, so a port a rule names is open on every address.
+ * Sets no_new_privs. 0, or -1 with a message in err. */
 int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers, const char *const *extra_write,
-                        size_t nextra, const char *const *extra_read, size_t nread, unsigned opts,
-                        struct jail_landlock_stats *stats, char *err, size_t errsz);
+                        size_t nextra, const char *const *extra_read, size_t nread, unsigned connect_port,
+                        unsigned opts, struct jail_landlock_stats *stats, char *err, size_t errsz);
 
 /* opts: read denies are held elsewhere, exactly (a supervisor decides every
  * open and stat of the jail): grant readable trees whole instead of

@@ -17,6 +17,9 @@
  *    (READ_DIR) stays granted on the whole tree: names, not contents.
  *    (Not under a supervisor, which holds read denies exactly for every
  *    process: then readable trees are granted whole.)
+ *  - net allow/none (ABI 4) → CONNECT_TCP handled, and allowed only to the
+ *    ports the layer's allow rules name and the jail's proxy port, when
+ *    every allow rule names ports (addresses are the shim's and proxy's).
  * What stays with the shim alone: glob denies (a .env anywhere), write carve-outs
  * inside writable trees (expanding them would forbid creating files at the
  * tree's top), and everything finer than a directory.
@@ -62,6 +65,13 @@
 #define FS_IOCTL_DEV (1ULL << 15) /* ABI 5 */
 #define SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
 #define SCOPE_SIGNAL (1ULL << 1)        /* ABI 6 */
+#define NET_CONNECT_TCP (1ULL << 1)     /* ABI 4 */
+#define LL_RULE_NET_PORT 2
+
+struct ll_net_port_attr {
+	unsigned long long allowed_access;
+	unsigned long long port;
+};
 
 #define FS_READ (FS_READ_FILE | FS_READ_DIR)
 #define FS_WRITE                                                                                               \
@@ -233,10 +243,18 @@ static int grant_read(struct builder *b, const char *dir, int depth)
 }
 
 static int apply_layer(int abi, const struct jail_policy *p, const char *const *extra_write, size_t nextra,
-                       const char *const *extra_read, size_t nread, unsigned opts, struct jail_landlock_stats *stats,
-                       char *err, size_t errsz)
+                       const char *const *extra_read, size_t nread, unsigned connect_port, unsigned opts,
+                       struct jail_landlock_stats *stats, char *err, size_t errsz)
 {
 	struct ll_ruleset_attr attr = {.handled_access_fs = handled_for(abi)};
+	uint16_t ports[JAIL_NET_MAX_PORTS];
+	int nports = jail_net_ports(p, ports, JAIL_NET_MAX_PORTS);
+	if (nports >= 0 && abi >= 4) {
+		attr.handled_access_net = NET_CONNECT_TCP;
+		stats->net_bounded++;
+	} else if (jail_policy_net(p) != JAIL_NET_MODE_OPEN) {
+		stats->net_unbounded++;
+	}
 	if (abi >= 6)
 		attr.scoped = SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX;
 	size_t size = abi >= 6 ? sizeof(attr) : abi >= 4 ? 2 * sizeof(unsigned long long) : sizeof(unsigned long long);
@@ -266,6 +284,14 @@ static int apply_layer(int abi, const struct jail_policy *p, const char *const *
 		rc = add_rule(&b, extra_write[i], FS_WRITE | FS_READ, 0);
 	for (size_t i = 0; rc == 0 && i < nread; i++)
 		rc = add_rule(&b, extra_read[i], FS_READ | FS_EXECUTE, 0);
+	for (int i = 0; rc == 0 && attr.handled_access_net && i <= nports; i++) {
+		unsigned port = i < nports ? ports[i] : connect_port;
+		struct ll_net_port_attr na = {.allowed_access = NET_CONNECT_TCP, .port = port};
+		if (port && syscall(SYS_landlock_add_rule, b.ruleset, LL_RULE_NET_PORT, &na, 0) != 0) {
+			snprintf(b.err, sizeof(b.err), "cannot add a Landlock rule for TCP port %u: %s", port, strerror(errno));
+			rc = -1;
+		}
+	}
 	if (rc == 0 && syscall(SYS_landlock_restrict_self, b.ruleset, 0) != 0) {
 		snprintf(b.err, sizeof(b.err), "cannot restrict the process with Landlock: %s", strerror(errno));
 		rc = -1;
@@ -277,8 +303,8 @@ static int apply_layer(int abi, const struct jail_policy *p, const char *const *
 }
 
 int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers, const char *const *extra_write,
-                        size_t nextra, const char *const *extra_read, size_t nread, unsigned opts,
-                        struct jail_landlock_stats *stats, char *err, size_t errsz)
+                        size_t nextra, const char *const *extra_read, size_t nread, unsigned connect_port,
+                        unsigned opts, struct jail_landlock_stats *stats, char *err, size_t errsz)
 {
 	int abi = jail_landlock_abi();
 	memset(stats, 0, sizeof(*stats));
@@ -292,7 +318,8 @@ int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers,
 		return -1;
 	}
 	for (size_t i = 0; i < nlayers; i++)
-		if (apply_layer(abi, layers[i], extra_write, nextra, extra_read, nread, opts, stats, err, errsz) != 0)
+		if (apply_layer(abi, layers[i], extra_write, nextra, extra_read, nread, connect_port, opts, stats, err,
+		                errsz) != 0)
 			return -1;
 	return 0;
 }

@@ -23,6 +23,7 @@
 #include "resolve.h"
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define JAIL_EXPORT __attribute__((visibility("default")))
 
@@ -40,6 +41,7 @@
 #define JAIL_ENV_QUIET "JAIL_QUIET"   /* "1": no "jail: denied" lines on stderr */
 #define JAIL_ENV_TALLY "JAIL_TALLY"   /* a file jailrun counts denials in (one byte each) */
 #define JAIL_ENV_SUPERVISED "JAIL_SUPERVISED" /* "1": a supervisor serves this jail (a jail inside starts its own) */
+#define JAIL_ENV_PROXY "JAIL_PROXY"   /* ADDRESS:PORT of the jail's own proxy, always reachable */
 #define JAIL_ENV_AGENT "JAIL_AGENT"   /* the jailed command's canonical path: it and its re-execs keep their secrets */
 
 struct jail_config {
@@ -58,6 +60,9 @@ struct jail_config {
 	const char *blob_list; /* the value of JAIL_BLOB, for the nesting check */
 	const char *shim_path;
 	int scrubs;           /* some layer has an `env scrub` rule */
+	unsigned proxy_port;  /* JAIL_PROXY: the jail's own proxy (0: none) */
+	uint8_t proxy_addr[16];
+	const char *env_proxy;
 	const char *agent;    /* JAIL_AGENT's value, or NULL */
 	const char *env_agent;
 };
@@ -76,6 +81,25 @@ int jail_check_path(int dirfd, const char *path, enum jail_access a, unsigned rf
  * its path, so a container engine's socket outside the grants cannot be
  * reached. 0 for other addresses. */
 int jail_check_unix(const void *addr, unsigned len, unsigned rflags, const char *op);
+
+/* net.c: a socket address: a path socket as jail_check_unix; an IPv4 or
+ * IPv6 address by every layer's net rules (and the names it was resolved
+ * from); anything else 0. */
+int jail_check_sockaddr(const void *addr, unsigned len, unsigned rflags, const char *op);
+int jail_check_inet(const void *addr, unsigned len, const char *op);
+
+/* net.c: may `name` be resolved? 0, or -EACCES after a report. A numeric
+ * address is 0 (decided when connected to). */
+int jail_check_resolve(const char *name, const char *op);
+
+/* net.c: remembers that name resolved to sa's address (IPv4 or IPv6). */
+struct sockaddr;
+void jail_net_remember(const char *name, const struct sockaddr *sa);
+
+/* check.c: reports a network refusal: "jail: VERB ACCESS SUBJECT (WHY)"
+ * on stderr, the tally and the log line. */
+void jail_report_net(const struct jail_policy *p, const char *verb, const char *access, const char *op,
+                     const char *subject, const char *why);
 
 /* check.c: a rename: both names need write, and when a directory moves,
  * everything beneath it must be writable where it is and where it will be

@@ -375,6 +375,18 @@ static struct jail_config *load(void)
 	} else {
 		load_text(c, &a, env(JAIL_ENV_POLICY), cwd);
 	}
+	/* the jail's own proxy: "IPV4:PORT" */
+	const char *proxy = env(JAIL_ENV_PROXY);
+	const char *colon = proxy ? strrchr(proxy, ':') : NULL;
+	if (colon && colon - proxy < 40 && atoi(colon + 1) > 0 && atoi(colon + 1) < 65536) {
+		char host[40];
+		memcpy(host, proxy, (size_t)(colon - proxy));
+		host[colon - proxy] = '\0';
+		if (jail_addr_parse(host, c->proxy_addr) == 0) {
+			c->proxy_port = (unsigned)atoi(colon + 1);
+			c->env_proxy = arena_dup(&a, JAIL_ENV_PROXY "=", proxy);
+		}
+	}
 	const char *agent = env(JAIL_ENV_AGENT);
 	if (agent && agent[0] == '/') {
 		c->agent = arena_dup(&a, agent, NULL);

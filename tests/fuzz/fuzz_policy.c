@@ -4,7 +4,9 @@
  * Any bytes: loading never crashes, hangs, leaks or reads out of bounds,
  * and an error names a line and column. What loads: its blob survives a
  * copy and adoption; printing its rules back as text and loading that gives
- * the same rules; both decide alike on a few paths. Includes of files are
+ * the same rules; both decide alike on a few paths, addresses, names and
+ * variables (net and env rules print once per address range they expand
+ * to, so only their decisions are compared). Includes of files are
  * refused (hermetic); `include default` works.
  */
 #include "policy.h"
@@ -37,7 +39,7 @@ static char *reprint(const struct jail_policy *p)
 	static const char *const kernel[] = {"auto", "require", "off"};
 	n += (size_t)snprintf(s, cap, "mode %s\nkernel %s\n", jail_policy_mode(p) == JAIL_MODE_AUDIT ? "audit" : "enforce",
 	                      kernel[jail_policy_kernel(p)]);
-	for (uint32_t i = 0; i < jail_rule_count(p); i++) {
+	for (uint32_t i = 0; i < jail_rule_count(p) + jail_xrule_count(p); i++) {
 		const char *t = jail_rule_text(p, (int32_t)i);
 		size_t need = n + strlen(t) + 2;
 		if (need > cap) {
@@ -91,6 +93,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (d1.verdict != d2.verdict || d1.rule != d2.rule || d1.verdict != d3.verdict)
 				__builtin_trap();
 		}
+	static const char *const addrs[] = {"127.0.0.1", "10.1.2.3", "169.254.169.254", "1.1.1.1", "::1", "fd00::1",
+	                                    "2001:db8::1", "64:ff9b::a9fe:a9fe"};
+	static const char *const names[] = {"localhost", "api.example.com", "x.github.com", "github.com", "a.b.c"};
+	static const unsigned ports[] = {22, 53, 80, 443, 8080};
+	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++)
+		for (size_t k = 0; k < sizeof(ports) / sizeof(ports[0]); k++) {
+			uint8_t a[16];
+			if (jail_addr_parse(addrs[i], a) != 0)
+				__builtin_trap();
+			const char *name = names[(i + k) % (sizeof(names) / sizeof(names[0]))];
+			struct jail_decision d1 = jail_decide_connect(p, a, ports[k], name);
+			struct jail_decision d2 = jail_decide_connect(adopted, a, ports[k], name);
+			struct jail_decision d3 = jail_decide_connect(q, a, ports[k], name);
+			if (d1.verdict != d2.verdict || d1.rule != d2.rule || d1.verdict != d3.verdict)
+				__builtin_trap();
+			if (jail_decide_resolve(p, name).verdict != jail_decide_resolve(q, name).verdict)
+				__builtin_trap();
+		}
+	static const char *const vars[] = {"GITHUB_TOKEN", "home", "AWS_REGION", "X"};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (jail_decide_env(p, vars[i], strlen(vars[i])).verdict != jail_decide_env(q, vars[i], strlen(vars[i])).verdict)
+			__builtin_trap();
+	if (jail_policy_net(p) != jail_policy_net(q))
+		__builtin_trap();
 	jail_policy_free(q);
 	free(again);
 	free(copy);

@@ -1,0 +1,173 @@
+#!/bin/bash
+# test_network.sh — `net` rules end to end, on loopback only: servers the
+# test starts on 127.0.0.1, names from a hosts file the test controls
+# (nss_wrapper), real programs (python3, curl, a static binary) in the jail.
+# No packet leaves the machine: every address but loopback is refused
+# before the system call (checked with strace when it is installed).
+#   usage: test_network.sh BUILD_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+BUILD=$(cd "$1" && pwd)
+JAILRUN=$BUILD/bin/jailrun
+T=$(mktemp -d /tmp/jail-net-test.XXXXXX)
+T=$(cd "$T" && pwd -P)
+chmod 755 "$T"
+pids=()
+cleanup() { [ ${#pids[@]} -gt 0 ] && kill "${pids[@]}" 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+export HOME=$T/home TMPDIR=$T/tmp PATH=/usr/local/bin:/usr/bin:/bin LC_ALL=C XDG_CONFIG_HOME=$T/home/.config
+unset SSH_AUTH_SOCK HTTPS_PROXY HTTP_PROXY ALL_PROXY https_proxy http_proxy all_proxy NO_PROXY no_proxy
+mkdir -p "$HOME" "$TMPDIR" "$T/proj" "$T/bin"
+cd "$T/proj" || exit 1
+
+# serve NAME: a loopback TCP server answering "hello NAME" (and, to an HTTP
+# request, an HTTP response); its port in $T/NAME.port.
+serve() {
+	python3 - "$T/$1.port" "$1" <<'EOF' &
+import socket, sys, threading
+s = socket.socket()
+s.bind(('127.0.0.1', 0)); s.listen(64)
+open(sys.argv[1], 'w').write(str(s.getsockname()[1]))
+def talk(c):
+    try:
+        c.settimeout(2)
+        try: first = c.recv(4096)
+        except socket.timeout: first = b''
+        body = ('hello ' + sys.argv[2] + '\n').encode()
+        if first.startswith(b'GET '):
+            c.sendall(b'HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n' % len(body) + body)
+        else:
+            c.sendall(body)
+    finally:
+        c.close()
+while True:
+    c, _ = s.accept()
+    threading.Thread(target=talk, args=(c,), daemon=True).start()
+EOF
+	pids+=($!)
+	for _ in $(seq 50); do [ -s "$T/$1.port" ] && break; sleep 0.1; done
+}
+serve a
+serve b
+A=$(cat "$T/a.port")
+B=$(cat "$T/b.port")
+
+# connect.py HOST PORT...: one line per port, "PORT ok hello ..." or "PORT err ERROR"
+cat >"$T/bin/connect.py" <<'EOF'
+import socket, sys
+host = sys.argv[1]
+for port in sys.argv[2:]:
+    try:
+        s = socket.create_connection((host, int(port)), timeout=3)
+        s.sendall(b'hi\n')
+        print(port, 'ok', s.recv(100).decode().strip())
+    except socket.gaierror as e:
+        print(port, 'noname', e.strerror)
+    except OSError as e:
+        print(port, 'err', e.strerror)
+EOF
+run() { out=$("$JAILRUN" "$@" 2>&1); rc=$?; }
+
+# ---- addresses: an allowed and a denied loopback port ----
+printf 'include default\nnet none\nnet allow 127.0.0.1:%s\n' "$A" >"$T/ports.policy"
+run --policy "$T/ports.policy" -- python3 "$T/bin/connect.py" 127.0.0.1 "$A" "$B"
+check "net none + allow 127.0.0.1:A: port A answers" has "$A ok hello a"
+check "... port B is refused" has "$B err Permission denied"
+check "... with a message naming the rule" has "jail: denied connect 127.0.0.1:$B ($T/ports.policy:2: net none)"
+run --policy "$T/ports.policy" --kernel=off -- python3 "$T/bin/connect.py" ::1 "$A"
+check "... and ::1 is not 127.0.0.1" has "jail: denied connect [::1]:$A"
+
+run -- python3 "$T/bin/connect.py" 127.0.0.1 "$A" "$B"
+check "default: loopback stays reachable" has "$B ok hello b"
+
+# ---- the local network is refused by default, before any packet ----
+run -- python3 "$T/bin/connect.py" 169.254.169.254 80 "$A"
+check "default: the metadata service is refused" has "jail: denied connect 169.254.169.254:80 (the local network"
+run -- python3 "$T/bin/connect.py" 10.0.0.1 80
+check "default: RFC 1918 is refused" has "80 err Permission denied"
+run -- python3 "$T/bin/connect.py" ::ffff:192.168.1.1 80
+check "default: an IPv4-mapped private address is refused" has "jail: denied connect"
+run -- python3 -c 'import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.sendto(b"x", ("169.254.169.254", 53 + 1))'
+check "default: a UDP datagram to the metadata address is refused" has "jail: denied connect 169.254.169.254:54"
+if command -v strace >/dev/null; then
+	strace -f -qq -e trace=connect,sendto -o "$T/trace" "$JAILRUN" --quiet -- \
+		python3 "$T/bin/connect.py" 169.254.169.254 80 >/dev/null 2>&1
+	check "default: no connect to 169.254.169.254 reached the kernel" bash -c "! grep -q '169.254.169.254' '$T/trace'"
+else
+	skipped "default: no connect to 169.254.169.254 reached the kernel" "strace is not installed"
+fi
+
+# ---- names: resolved only when allowed; their addresses reachable through them ----
+NSS=$(for d in /usr/lib/*-linux-gnu /usr/lib64 /usr/lib; do [ -e "$d/libnss_wrapper.so" ] && echo "$d/libnss_wrapper.so" && break; done)
+if [ -n "$NSS" ]; then
+	printf '127.0.0.1 allowed.test\n127.0.0.1 denied.test\n' >"$T/hosts"
+	export NSS_WRAPPER_HOSTS=$T/hosts NSS_WRAPPER_PASSWD=/etc/passwd NSS_WRAPPER_GROUP=/etc/group
+	printf 'include default\nnet none\nnet allow allowed.test:%s\n' "$A" >"$T/names.policy"
+	LD_PRELOAD=$NSS run --policy "$T/names.policy" -- python3 "$T/bin/connect.py" allowed.test "$A" "$B"
+	check "a name the policy allows resolves, and reaches its port" has "$A ok hello a"
+	check "... only that port" has "jail: denied connect allowed.test (127.0.0.1):$B"
+	LD_PRELOAD=$NSS run --policy "$T/names.policy" -- python3 "$T/bin/connect.py" denied.test "$A"
+	check "a name the policy does not allow does not resolve" has "$A noname"
+	check "... with a message" has "jail: denied resolve denied.test ($T/names.policy:2: net none)"
+	LD_PRELOAD=$NSS run --policy "$T/names.policy" -- python3 "$T/bin/connect.py" 127.0.0.1 "$A"
+	check "the name's address, asked for without the name, is refused" has "jail: denied connect 127.0.0.1:$A"
+	LD_PRELOAD=$NSS run --policy "$T/names.policy" -- getent hosts denied.test
+	check "getent (gethostbyname2) is refused the name too" status_is 2
+	LD_PRELOAD=$NSS run --policy "$T/names.policy" -- getent hosts allowed.test
+	check "getent resolves the allowed name" has "127.0.0.1"
+	unset NSS_WRAPPER_HOSTS NSS_WRAPPER_PASSWD NSS_WRAPPER_GROUP
+else
+	skipped "names" "libnss-wrapper is not installed (the test needs a hosts file of its own)"
+fi
+
+# ---- the kernel layer: a static binary, past the shim ----
+if gcc -static -O1 -o "$T/bin/conn" -x c - 2>/dev/null <<'EOF'
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+int main(int argc, char **argv)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[1]))};
+	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	int s = socket(AF_INET, SOCK_STREAM, 0);
+	if (connect(s, (struct sockaddr *)&a, sizeof(a)) != 0) {
+		printf("%s err %s\n", argv[1], strerror(errno));
+		return 1;
+	}
+	printf("%s ok\n", argv[1]);
+	return 0;
+}
+EOF
+then
+	abi=$("$BUILD/libexec/libjail/jailctl" print 2>/dev/null | sed -n 's/.*Landlock ABI \([0-9]*\).*/\1/p')
+	if [ "${abi:-0}" -ge 4 ]; then
+		printf 'include default\nallow exec %s\nnet none\nnet allow 127.0.0.1:%s\n' "$T/bin" "$A" >"$T/static.policy"
+		run --policy "$T/static.policy" -- sh -c "'$T/bin/conn' $A; '$T/bin/conn' $B"
+		check "static binary: the port the policy names connects" has "$A ok"
+		check "static binary: another port is refused by the kernel" has "$B err Permission denied"
+		printf 'include default\nallow exec %s\n' "$T/bin" >"$T/static-open.policy"
+		run --policy "$T/static-open.policy" -- "$T/bin/conn" "$B"
+		check "static binary: without net rules the kernel does not bound ports" has "$B ok"
+	else
+		skipped "static binary under the kernel layer" "Landlock ABI ${abi:-0} < 4 bounds no TCP ports"
+	fi
+else
+	skipped "static binary under the kernel layer" "gcc -static cannot link here"
+fi
+
+# ---- explain ----
+run --policy "$T/ports.policy" --explain connect "127.0.0.1:$A"
+check "explain connect: allowed, by the rule" has "rule: $T/ports.policy:3: net allow 127.0.0.1:$A"
+check "explain connect: exit 0" status_is 0
+run --explain connect 169.254.169.254:80
+check "explain connect: the metadata service is denied by default" has "deny connect 169.254.169.254:80"
+check "explain connect: exit 1" status_is 1
+
+# ---- the log gets connect denials like file denials ----
+run --policy "$T/ports.policy" --log "$T/net.log" -- python3 "$T/bin/connect.py" 127.0.0.1 "$B"
+check "log: a JSON line for the refused connect" grep -q "\"access\":\"connect\",\"path\":\"127.0.0.1:$B\"" "$T/net.log"
+
+finish
