@@ -159,34 +159,13 @@ static void tally(const struct jail_config *c)
 	}
 }
 
-static void report(const struct jail_policy *p, const char *verb, enum jail_access a, const char *op,
-                   const char *shown, const struct jail_resolved *r, const char *why)
+/* "jail: VERB ACCESS SUBJECT (WHY)" on stderr, a byte in the tally, and
+ * the log line (given and resolved: the subject as asked for and as found). */
+static void emit(const struct jail_policy *p, const char *verb, const char *access, const char *op,
+                 const char *subject, const char *given, const char *resolved, const char *why)
 {
 	const struct jail_config *c = jail_config();
 	char msg[PATH_MAX + 2048];
-	struct jail_buf m = {msg, 0, sizeof(msg)};
-	jail_put(&m, "jail: ");
-	jail_put(&m, verb);
-	jail_put(&m, " ");
-	jail_put(&m, jail_access_name(a));
-	jail_put(&m, " ");
-	jail_put(&m, shown);
-	jail_put(&m, " (");
-	jail_put(&m, why);
-	jail_put(&m, ")\n");
-	if (!c->quiet && !speaker.silent)
-		jail_os_write(2, m.b, m.n);
-	tally(c);
-	const char *log = p ? jail_policy_log(p) : NULL;
-	if (log)
-		log_line(log, op, jail_access_name(a), r->given[0] ? r->given : r->path, r->path, verb, why);
-}
-
-void jail_report_net(const struct jail_policy *p, const char *verb, const char *access, const char *op,
-                     const char *subject, const char *why)
-{
-	const struct jail_config *c = jail_config();
-	char msg[1024];
 	struct jail_buf m = {msg, 0, sizeof(msg)};
 	jail_put(&m, "jail: ");
 	jail_put(&m, verb);
@@ -202,7 +181,19 @@ void jail_report_net(const struct jail_policy *p, const char *verb, const char *
 	tally(c);
 	const char *log = p ? jail_policy_log(p) : NULL;
 	if (log)
-		log_line(log, op, access, subject, subject, verb, why);
+		log_line(log, op, access, given, resolved, verb, why);
+}
+
+static void report(const struct jail_policy *p, const char *verb, enum jail_access a, const char *op,
+                   const char *shown, const struct jail_resolved *r, const char *why)
+{
+	emit(p, verb, jail_access_name(a), op, shown, r->given[0] ? r->given : r->path, r->path, why);
+}
+
+void jail_report_net(const struct jail_policy *p, const char *verb, const char *access, const char *op,
+                     const char *subject, const char *why)
+{
+	emit(p, verb, access, op, subject, subject, subject, why);
 }
 
 static int is_protected(const struct jail_config *c, const char *path)
