@@ -15,10 +15,11 @@
  *  2. Every address is compared as IPv6: IPv4 as ::ffff:a.b.c.d, and the
  *     NAT64 prefix 64:ff9b::/96 as the IPv4 address it carries, so no
  *     spelling of an address reaches it past a rule on another spelling.
- *  3. The local network (loopback, RFC 1918, link-local, shared, unique-local,
- *     multicast, broadcast) is never reachable by default: only a rule that
- *     names it, or a name allowed by a rule that resolved to it, reaches it.
- *     Loopback alone is reachable by default, except under `net none`.
+ *  3. The local network (RFC 1918, link-local, shared, unique-local,
+ *     multicast, broadcast) is not reachable by default: only a rule that
+ *     names it, or a name allowed by a rule that resolved to it, reaches it
+ *     (and, with no `net allow`, a name server at port 53). Loopback is
+ *     reachable by default, except under `net none`.
  */
 #include "build.h"
 #include "blob.h"
@@ -611,8 +612,11 @@ struct jail_decision jail_decide_connect(const struct jail_policy *p, const uint
 		int ok = m == JAIL_NET_MODE_OPEN || (m == JAIL_NET_MODE_ALLOWLIST && port != 53);
 		return (struct jail_decision){ok ? JAIL_ALLOW : JAIL_DENY, ok ? JAIL_NET_LOOPBACK : JAIL_NO_RULE, -1, 0};
 	}
+	/* a name server on the local network (a router's, a cloud's) keeps
+	 * answering programs with resolvers of their own, when the network is open */
 	if (in_ranges(a, local_ranges, NELEM(local_ranges)))
-		return (struct jail_decision){JAIL_DENY, JAIL_NET_LOCAL, -1, 0};
+		return m == JAIL_NET_MODE_OPEN && port == 53 ? (struct jail_decision){JAIL_ALLOW, JAIL_NET_OPEN, -1, 0}
+		                                              : (struct jail_decision){JAIL_DENY, JAIL_NET_LOCAL, -1, 0};
 	if (m == JAIL_NET_MODE_OPEN)
 		return (struct jail_decision){JAIL_ALLOW, JAIL_NET_OPEN, -1, 0};
 	return none();

@@ -777,6 +777,23 @@ int jail_read_file(const char *path, char **text, size_t *len, unsigned long lon
 	return rc;
 }
 
+const struct jail_policy *jail_policy_read_blob(const char *path)
+{
+	char *text = NULL;
+	size_t len = 0;
+	unsigned long long id[2];
+	if (jail_read_file(path, &text, &len, id) != 0)
+		return NULL;
+	void *copy = aligned_alloc(8, (len + 7) & ~(size_t)7);
+	if (copy)
+		memcpy(copy, text, len);
+	free(text);
+	const struct jail_policy *p = copy ? jail_policy_from_blob(copy, len) : NULL;
+	if (!p)
+		free(copy);
+	return p;
+}
+
 static const char *read_error(int e)
 {
 	return e == -EINVAL ? "not a regular file" : e == -EFBIG ? "larger than 64 MiB" : strerror(-e);

@@ -150,6 +150,11 @@ const void *jail_policy_blob(const struct jail_policy *p, size_t *size);
  * the memory must outlive the returned policy, which must not be freed. */
 const struct jail_policy *jail_policy_from_blob(const void *blob, size_t size);
 
+/* Reads a compiled blob from a file (jailrun writes them) into memory of
+ * its own; NULL when unreadable or not a valid blob. Kept for the life of
+ * the process. Allocates; not for hooks. */
+const struct jail_policy *jail_policy_read_blob(const char *path);
+
 /* The built-in default policy's text (also reachable as `include default`). */
 extern const char jail_default_policy_text[];
 
@@ -184,8 +189,9 @@ const char *jail_policy_log(const struct jail_policy *p); /* NULL when unset */
  * prefix, then a port over none, deny on ties); else the name's rules; else
  * a catch-all (`net allow|deny *`, `net none`); else loopback is reachable
  * (not under `net none`, nor port 53 under an allowlist), the local network
- * (private, link-local, multicast) is not, and the rest is reachable only
- * when the policy has no `net allow`.
+ * (private, link-local, multicast) is not (but at port 53 without `net
+ * allow`: name servers), and the rest is reachable only when the policy
+ * has no `net allow`.
  */
 struct jail_decision jail_decide_connect(const struct jail_policy *p, const uint8_t addr[16], unsigned port,
                                          const char *name);

@@ -363,10 +363,13 @@ static int cmd_narrow(const struct jail_policy *p, const char *out, const char *
 	struct narrow_src *v = calloc(jail_policy_file_count(p) + 1, sizeof(*v));
 	size_t nv = 0;
 	int warned_default = 0;
-	for (uint32_t i = 0; i < nrules; i++) {
+	/* net and env rules are kept as written: in a layer of their own they
+	 * can only narrow (every layer must allow a connection; a variable any
+	 * layer scrubs is scrubbed) */
+	for (uint32_t i = 0; i < nrules + jail_xrule_count(p); i++) {
 		int32_t r = (int32_t)i;
 		const char *file = jail_rule_file(p, r);
-		if (jail_rule_effect(p, r) == JAIL_ALLOW) {
+		if (i < nrules && jail_rule_effect(p, r) == JAIL_ALLOW) {
 			if (strcmp(file, "<default>") != 0)
 				fprintf(stderr, "jailrun: ignoring %s:%u: '%s': a project policy may only narrow the jail\n",
 				        file, jail_rule_line(p, r), jail_rule_text(p, r));
@@ -394,7 +397,9 @@ static int cmd_narrow(const struct jail_policy *p, const char *out, const char *
 		fprintf(stderr, "jailrun: ignoring 'log' in %s: a project policy cannot choose where the jail writes\n",
 		        shown);
 	struct jail_source *src = calloc(nv + 1, sizeof(*src));
-	src[0] = (struct jail_source){.name = "<project narrowing>", .text = "allow read,write,exec /\n"};
+	/* the base allows everything, the network included, for the project's
+	 * rules to narrow (so `net none` then `net allow ...` makes an allowlist) */
+	src[0] = (struct jail_source){.name = "<project narrowing>", .text = "allow read,write,exec /\nnet allow *\n"};
 	for (size_t i = 0; i < nv; i++)
 		src[i + 1] = (struct jail_source){.name = v[i].file, .text = v[i].text};
 	const char *tmp = getenv("TMPDIR");
@@ -422,23 +427,6 @@ static int cmd_narrow(const struct jail_policy *p, const char *out, const char *
 }
 
 /* Maps a compiled policy file (read into aligned memory). */
-static const struct jail_policy *read_blob(const char *path)
-{
-	char *text = NULL;
-	size_t len = 0;
-	unsigned long long id[2];
-	if (jail_read_file(path, &text, &len, id) != 0)
-		return NULL;
-	void *copy = aligned_alloc(8, (len + 7) & ~(size_t)7);
-	if (!copy) {
-		free(text);
-		return NULL;
-	}
-	memcpy(copy, text, len);
-	free(text);
-	return jail_policy_from_blob(copy, len);
-}
-
 /* The kernel layer, before the jailed command starts: restrict this process
  * with Landlock as the compiled policies say (their `kernel` setting: auto,
  * require or off), then exec the rest of the command line. Not preloaded:
@@ -472,7 +460,7 @@ static int cmd_landlock_exec(char **argv, int argc)
 	}
 	char **cmd = argv + i + 1;
 	for (size_t k = 0; k < nl; k++) {
-		layers[k] = read_blob(blobs[k]);
+		layers[k] = jail_policy_read_blob(blobs[k]);
 		if (!layers[k]) {
 			fprintf(stderr, "jail: %s:1:1: not a valid compiled policy\n", blobs[k]);
 			return EXIT_POLICY;

@@ -48,6 +48,9 @@ static const struct crow crows[] = {
 	{"", "::", 8080, NULL, OK, LB, 0},
 	{"", "169.254.169.254", 80, NULL, NO, LOC, 0}, /* cloud metadata */
 	{"", "10.0.0.1", 80, NULL, NO, LOC, 0},
+	{"", "10.255.255.53", 53, NULL, OK, OPEN, 0},      /* a name server on the local network */
+	{"", "169.254.169.253", 53, NULL, OK, OPEN, 0},
+	{ALLOW_API, "10.255.255.53", 53, NULL, NO, LOC, 0}, /* not under an allowlist */
 	{"", "172.16.5.4", 80, NULL, NO, LOC, 0},
 	{"", "172.32.0.1", 80, NULL, OK, OPEN, 0}, /* just outside 172.16/12 */
 	{"", "192.168.1.1", 80, NULL, NO, LOC, 0},

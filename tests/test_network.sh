@@ -115,10 +115,31 @@ if [ -n "$NSS" ]; then
 	check "getent (gethostbyname2) is refused the name too" status_is 2
 	LD_PRELOAD=$NSS run --policy "$T/names.policy" -- getent hosts allowed.test
 	check "getent resolves the allowed name" has "127.0.0.1"
+
+	# the jail's proxy: jailrun starts it for an allowlist and points the
+	# proxy variables at it; it resolves and decides with the same policy
+	printf 'include default\nnet allow allowed.test:%s\nnet deny denied.test\n' "$A" >"$T/proxy.policy"
+	if command -v curl >/dev/null; then
+		LD_PRELOAD=$NSS run --policy "$T/proxy.policy" -- sh -c 'echo "proxy=$HTTP_PROXY"; curl -sS "http://allowed.test:'"$A"'/"'
+		check "proxy: jailrun exports HTTP_PROXY on loopback" has "proxy=http://127.0.0.1:"
+		check "proxy: an allowed name through it works (plain HTTP)" has "hello a"
+		LD_PRELOAD=$NSS run --policy "$T/proxy.policy" -- curl -sS -p "http://allowed.test:$A/"
+		check "proxy: ... and through a CONNECT tunnel" has "hello a"
+		LD_PRELOAD=$NSS run --policy "$T/proxy.policy" -- curl -sS -p "http://allowed.test:$B/"
+		check "proxy: another port of the allowed name is refused" has "jail: denied connect allowed.test:$B (no rule allows it)"
+		LD_PRELOAD=$NSS run --policy "$T/proxy.policy" -- curl -sS -w "status=%{http_code}" "http://denied.test:$A/"
+		check "proxy: a denied name is refused with the jail's message" has "jail: denied connect denied.test:$A ($T/proxy.policy:3: net deny denied.test)"
+		check "proxy: ... as a 403 the client sees" has "status=403"
+		check "proxy: ... counted in the summary" has "jailrun: 1 access denied"
+	else
+		skipped "proxy" "curl is not installed"
+	fi
 	unset NSS_WRAPPER_HOSTS NSS_WRAPPER_PASSWD NSS_WRAPPER_GROUP
 else
 	skipped "names" "libnss-wrapper is not installed (the test needs a hosts file of its own)"
 fi
+run -- sh -c 'echo "proxy=${HTTPS_PROXY:-none}"'
+check "no net rules: no proxy is started" has "proxy=none"
 
 # ---- the kernel layer: a static binary, past the shim ----
 if gcc -static -O1 -o "$T/bin/conn" -x c - 2>/dev/null <<'EOF'
@@ -157,6 +178,16 @@ then
 else
 	skipped "static binary under the kernel layer" "gcc -static cannot link here"
 fi
+
+# ---- a project's .jail.policy narrows the network too ----
+mkdir -p "$T/narrow"
+printf 'net none\nnet allow 127.0.0.1:%s\n' "$A" >"$T/narrow/.jail.policy"
+out=$(cd "$T/narrow" && "$JAILRUN" -- python3 "$T/bin/connect.py" 127.0.0.1 "$A" "$B" 2>&1)
+check ".jail.policy: net none + allow narrows to the port it names" has "$A ok hello a"
+check ".jail.policy: ... and refuses the rest" has "jail: denied connect 127.0.0.1:$B (.jail.policy:1: net none)"
+printf 'deny write {cwd}/x\n' >"$T/narrow/.jail.policy"
+out=$(cd "$T/narrow" && "$JAILRUN" -- sh -c 'echo "proxy=${HTTPS_PROXY:-none}"' 2>&1)
+check ".jail.policy without net rules: no proxy, nothing narrowed" has "proxy=none"
 
 # ---- explain ----
 run --policy "$T/ports.policy" --explain connect "127.0.0.1:$A"

@@ -141,6 +141,12 @@ run --explain env OPENAI_API_KEY
 check "explain env: the default scrubs *_API_KEY" has "<default>:"
 check "explain env: exit 1 for a scrubbed name" status_is 1
 
+# ---- a project's .jail.policy may scrub more ----
+mkdir -p "$T/narrow"
+printf 'env scrub EDITOR\n' >"$T/narrow/.jail.policy"
+out=$(cd "$T/narrow" && "$JAILRUN" -- bash -c 'env | grep -c "^EDITOR="' 2>&1)
+check ".jail.policy: env scrub holds as a layer" has "0"
+
 # ---- a policy without env rules scrubs nothing ----
 printf 'allow read,exec /\nallow write /dev/null {tmp}\n' >"$T/plain.policy"
 run --policy "$T/plain.policy" -- bash -c 'sh -c env; cat /proc/$$/environ >/dev/null && echo readable'
