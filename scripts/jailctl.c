@@ -183,6 +183,19 @@ static int cmd_print(const struct jail_policy *p)
 		       jail_policy_kernel(p) == JAIL_KERNEL_OFF ? "shim only" : jail_landlock_rule_scope(p, (int32_t)i));
 	static const char *const net[] = {"open (no net allow: all but the local network)", "allowlist", "none"};
 	printf("# net %s\n", net[jail_policy_net(p)]);
+	uint16_t ports[JAIL_NET_MAX_PORTS];
+	int np = jail_net_ports(p, ports, JAIL_NET_MAX_PORTS);
+	if (jail_policy_net(p) != JAIL_NET_MODE_OPEN) {
+		printf("# net: held by the shim (libc programs) and the jail's proxy (programs that honour HTTPS_PROXY);");
+		if (np < 0) {
+			printf(" the kernel layer does not bound TCP (an allow rule names no port)\n");
+		} else {
+			printf(" the kernel layer lets TCP reach only ports");
+			for (int k = 0; k < np; k++)
+				printf("%s%u", k ? "," : " ", ports[k]);
+			printf("%s and the proxy's\n", np ? "" : " none but");
+		}
+	}
 	for (uint32_t i = 0; i < jail_xrule_count(p); i++) {
 		int32_t r = (int32_t)(jail_rule_count(p) + i);
 		printf("%-44s # %s:%u:%u\n", jail_rule_text(p, r), jail_rule_file(p, r), jail_rule_line(p, r),
@@ -226,9 +239,19 @@ static int explain_connect(const struct jail_policy *p, const char *arg)
 		d = jail_decide_connect(p, addr, (unsigned)port, NULL);
 	else
 		d = jail_decide_name(p, host, (unsigned)port);
+	/* the kernel layer bounds TCP by port: what the policy allows may still not connect */
+	uint16_t ports[JAIL_NET_MAX_PORTS];
+	int np = jail_net_ports(p, ports, JAIL_NET_MAX_PORTS), k = 0;
+	while (k < np && ports[k] != port)
+		k++;
+	int kernel_refuses = d.verdict == JAIL_ALLOW && np >= 0 && k == np && jail_policy_kernel(p) != JAIL_KERNEL_OFF &&
+	                     jail_policy_mode(p) == JAIL_MODE_ENFORCE && jail_landlock_abi() >= 4;
 	int audit = jail_policy_mode(p) == JAIL_MODE_AUDIT && d.verdict == JAIL_DENY;
-	printf("%s connect %s\n", audit ? "would deny" : jail_effect_name(d.verdict), arg);
+	printf("%s connect %s\n", audit ? "would deny" : kernel_refuses ? "deny" : jail_effect_name(d.verdict), arg);
 	print_rule(p, d);
+	if (kernel_refuses)
+		printf("  the policy allows it, but the kernel layer lets TCP reach only the ports the net allow rules "
+		       "name (UDP would pass)\n");
 	if (!is_addr) {
 		struct jail_decision r = jail_decide_resolve(p, host);
 		if (r.verdict != JAIL_ALLOW)
@@ -238,6 +261,8 @@ static int explain_connect(const struct jail_policy *p, const char *arg)
 	}
 	if (audit)
 		printf("  mode audit: the connection would be allowed and logged\n");
+	if (kernel_refuses)
+		return EXIT_DENIED;
 	return d.verdict == JAIL_ALLOW ? 0 : EXIT_DENIED;
 }
 

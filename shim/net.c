@@ -183,6 +183,40 @@ int jail_check_inet(const void *addr, unsigned len, const char *op)
 	return 0;
 }
 
+int jail_check_kernel_port(int fd, const void *addr, unsigned len, const char *op)
+{
+	const struct sockaddr *sa = addr;
+	const struct jail_config *c = jail_config();
+	uint8_t a[16];
+	unsigned port;
+	uint16_t ports[JAIL_NET_MAX_PORTS];
+	if (c->kernel_abi < 4 || !sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
+	    len < (sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6)))
+		return 0;
+	to16(sa, a, &port);
+	if (is_proxy(c, a, port))
+		return 0;
+	for (int i = 0; i < c->nlayers; i++) {
+		if (jail_policy_mode(c->layer[i]) != JAIL_MODE_ENFORCE)
+			continue; /* the kernel layer leaves audit layers out */
+		int n = jail_net_ports(c->layer[i], ports, JAIL_NET_MAX_PORTS);
+		if (n < 0)
+			continue;
+		int k = 0;
+		while (k < n && ports[k] != port)
+			k++;
+		if (k < n || jail_os_socket_type(fd) != SOCK_STREAM)
+			continue;
+		char subject[80];
+		struct jail_buf s = {subject, 0, sizeof(subject)};
+		describe(&s, a, port, NULL);
+		jail_report_net(c->layer[i], "denied", "connect", op, subject,
+		                "the kernel layer lets TCP reach only the ports the net allow rules name");
+		return -EACCES;
+	}
+	return 0;
+}
+
 int jail_check_sockaddr(const void *addr, unsigned len, unsigned rflags, const char *op)
 {
 	const struct sockaddr *sa = addr;

@@ -67,6 +67,8 @@ long jail_os_mprotect(void *addr, size_t len, int prot);
  * environment (Linux: not dumpable, so /proc/PID/mem and environ, ptrace
  * and process_vm_readv need CAP_SYS_PTRACE; reset by the next execve). */
 long jail_os_set_private(void);
+/* A socket's type (SOCK_STREAM, ...), or -errno. */
+long jail_os_socket_type(int fd);
 long jail_os_getpid(void);
 long jail_os_gettid(void);
 long jail_os_clock_realtime(long *sec, long *nsec);

@@ -180,6 +180,14 @@ long jail_os_mprotect(void *addr, size_t len, int prot)
 	return SYS(SYS_mprotect, addr, len, prot, 0);
 }
 
+long jail_os_socket_type(int fd)
+{
+	int type = 0;
+	unsigned len = sizeof(type);
+	long rc = jail_sys(SYS_getsockopt, fd, 1 /* SOL_SOCKET */, 3 /* SO_TYPE */, (long)&type, (long)&len, 0);
+	return rc < 0 ? rc : type;
+}
+
 long jail_os_set_private(void)
 {
 	return SYS(SYS_prctl, 4 /* PR_SET_DUMPABLE */, 0, 0, 0);

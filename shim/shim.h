@@ -88,6 +88,10 @@ int jail_check_unix(const void *addr, unsigned len, unsigned rflags, const char 
 int jail_check_sockaddr(const void *addr, unsigned len, unsigned rflags, const char *op);
 int jail_check_inet(const void *addr, unsigned len, const char *op);
 
+/* net.c: a TCP connect the kernel layer will refuse (its port bound, see
+ * landlock_linux.c), refused here first with a message; 0 otherwise. */
+int jail_check_kernel_port(int fd, const void *addr, unsigned len, const char *op);
+
 /* net.c: may `name` be resolved? 0, or -EACCES after a report. A numeric
  * address is 0 (decided when connected to). */
 int jail_check_resolve(const char *name, const char *op);

@@ -169,6 +169,15 @@ then
 		run --policy "$T/static.policy" -- sh -c "'$T/bin/conn' $A; '$T/bin/conn' $B"
 		check "static binary: the port the policy names connects" has "$A ok"
 		check "static binary: another port is refused by the kernel" has "$B err Permission denied"
+		printf 'include default\nnet allow 127.0.0.1:%s\n' "$A" >"$T/bound.policy"
+		run --policy "$T/bound.policy" -- python3 "$T/bin/connect.py" 127.0.0.1 "$B"
+		check "kernel bound: a loopback port no rule names is refused, with the reason" \
+			has "jail: denied connect 127.0.0.1:$B (the kernel layer lets TCP reach only the ports"
+		run --policy "$T/bound.policy" --kernel=off -- python3 "$T/bin/connect.py" 127.0.0.1 "$B"
+		check "kernel bound: without the kernel layer loopback stays reachable" has "$B ok hello b"
+		run --policy "$T/bound.policy" --explain connect "127.0.0.1:$B"
+		check "kernel bound: explain says so" has "but the kernel layer lets TCP reach only"
+		check "kernel bound: explain exits 1" status_is 1
 		printf 'include default\nallow exec %s\n' "$T/bin" >"$T/static-open.policy"
 		run --policy "$T/static-open.policy" -- "$T/bin/conn" "$B"
 		check "static binary: without net rules the kernel does not bound ports" has "$B ok"
