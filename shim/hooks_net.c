@@ -81,9 +81,9 @@ JAIL_EXPORT int gethostbyname_r(const char *name, struct hostent *ret, char *buf
                                 int *herr)
 {
 	if (jail_check_resolve(jail_launder(name), "gethostbyname_r") != 0) {
-		*result = NULL;
+		*result = NULL; /* as glibc reports an unknown host: 0, no result */
 		*herr = HOST_NOT_FOUND;
-		return ENOENT;
+		return 0;
 	}
 	int rc = ((ghbn_r_fn)jail_real(JAIL_ID_gethostbyname_r))(name, ret, buf, len, result, herr);
 	if (rc == 0 && result)
@@ -95,9 +95,9 @@ JAIL_EXPORT int gethostbyname2_r(const char *name, int af, struct hostent *ret, 
                                  struct hostent **result, int *herr)
 {
 	if (jail_check_resolve(jail_launder(name), "gethostbyname2_r") != 0) {
-		*result = NULL;
+		*result = NULL; /* as glibc reports an unknown host: 0, no result */
 		*herr = HOST_NOT_FOUND;
-		return ENOENT;
+		return 0;
 	}
 	int rc = ((ghbn2_r_fn)jail_real(JAIL_ID_gethostbyname2_r))(name, af, ret, buf, len, result, herr);
 	if (rc == 0 && result)
