@@ -14,6 +14,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,9 +49,38 @@ static double work(const char *what, const char *base, int n)
 	char a[PATH_MAX], b[PATH_MAX], tmp[PATH_MAX + 16];
 	snprintf(a, sizeof(a), "%s/a", base);
 	snprintf(b, sizeof(b), "%s/b", base);
+	/* network rows: a loopback listener (TCP) or receiver (UDP), made before timing */
+	int srv = -1, cli = -1;
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof(sa);
+	if (strcmp(what, "connect") == 0 || strcmp(what, "sendto") == 0) {
+		int tcp = strcmp(what, "connect") == 0;
+		srv = socket(AF_INET, tcp ? SOCK_STREAM : SOCK_DGRAM, 0);
+		if (srv < 0 || bind(srv, (struct sockaddr *)&sa, sizeof(sa)) != 0 || (tcp && listen(srv, 64) != 0) ||
+		    getsockname(srv, (struct sockaddr *)&sa, &sl) != 0)
+			return -1;
+		if (!tcp)
+			cli = socket(AF_INET, SOCK_DGRAM, 0);
+	}
 	double t0 = now_ns();
 	for (int i = 0; i < n; i++) {
-		if (strcmp(what, "read-open") == 0) {
+		if (strcmp(what, "connect") == 0) {
+			int c = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+			if (connect(c, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+				close(accept(srv, NULL, NULL));
+			close(c);
+		} else if (strcmp(what, "sendto") == 0) {
+			sendto(cli, "x", 1, 0, (struct sockaddr *)&sa, sizeof(sa));
+			if ((i & 63) == 63) { /* keep the receive buffer from filling */
+				char buf[8];
+				while (recv(srv, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+					;
+			}
+		} else if (strcmp(what, "resolve") == 0) {
+			struct addrinfo *res = NULL, hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM};
+			if (getaddrinfo("localhost", "80", &hints, &res) == 0)
+				freeaddrinfo(res);
+		} else if (strcmp(what, "read-open") == 0) {
 			close(open(deep, O_RDONLY | O_CLOEXEC));
 		} else if (strcmp(what, "stat") == 0) {
 			struct stat st;
@@ -73,7 +105,12 @@ static double work(const char *what, const char *base, int n)
 				waitpid(pid, NULL, 0);
 		}
 	}
-	return (now_ns() - t0) / n;
+	double per = (now_ns() - t0) / n;
+	if (srv >= 0)
+		close(srv);
+	if (cli >= 0)
+		close(cli);
+	return per;
 }
 
 /* ---- the driver ---- */
@@ -200,7 +237,8 @@ static void setup(void)
 	snprintf(cmd, sizeof(cmd),
 	         "cd '%s' && mkdir -p d1/d2/d3/d4/d5/d6/d7 && echo x > d1/d2/d3/d4/d5/d6/d7/file && ln -s d1/d2/d3 l && "
 	         "printf 'allow read /\\nallow exec /usr /bin /lib /lib64\\nallow write {cwd} {tmp} /dev/null\\n"
-	         "deny read {cwd}/secret **/.env\\ndeny write {cwd}/.git/hooks\\n' > p10 && "
+	         "deny read {cwd}/secret **/.env\\ndeny write {cwd}/.git/hooks\\n"
+	         "env scrub *_API_KEY *_TOKEN *SECRET* *PASSWORD* AWS_*\\nnet deny *.evil.test 10.0.0.0/8\\n' > p10 && "
 	         "cp p10 p10k && i=0; while [ $i -lt 3333 ]; do "
 	         "printf 'allow write /data/p%%d/q%%d/r\\ndeny read /data/p%%d/*.key%%d\\ndeny write **/name%%d\\n' "
 	         "$((i %% 97)) $i $((i %% 89)) $i $i >> p10k; i=$((i+1)); done && "
@@ -368,6 +406,9 @@ int main(int argc, char **argv)
 	    {"fopen", "fopen+fclose", 20000, 1.20},
 	    {"symlink", "open through a symlink (slow path)", 20000, 3.00},
 	    {"spawn", "spawn /bin/true (x300)", 300, 1.15},
+	    {"connect", "TCP connect+accept, loopback", 5000, 1.20},
+	    {"sendto", "UDP sendto, loopback", 20000, 1.20},
+	    {"resolve", "getaddrinfo localhost", 2000, 1.20},
 	};
 	printf("libjail hook benchmark: %d rounds, alternating unhooked/jailed, medians\n", rounds);
 	printf("  %-34s %12s  %12s  %6s\n", "workload", "unhooked", "jailed", "ratio");
