@@ -358,7 +358,8 @@ const void *jail_policy_blob(const struct jail_policy *p, size_t *size)
 
 enum jail_mode jail_policy_mode(const struct jail_policy *p)
 {
-	return p->hdr.mode == JAIL_MODE_AUDIT ? JAIL_MODE_AUDIT : JAIL_MODE_ENFORCE;
+	return p->hdr.mode == JAIL_MODE_AUDIT ? JAIL_MODE_AUDIT : p->hdr.mode == JAIL_MODE_ASK ? JAIL_MODE_ASK
+	                                                                                      : JAIL_MODE_ENFORCE;
 }
 
 enum jail_kernel jail_policy_kernel(const struct jail_policy *p)

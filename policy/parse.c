@@ -4,7 +4,7 @@
  * The language (see jail.policy(5)):
  *     allow ACCESS PATTERN...      deny ACCESS PATTERN...
  *     include default | include PATH
- *     mode enforce | mode audit
+ *     mode enforce | mode audit | mode ask
  *     log PATH
  *     net allow|deny HOST[:PORT]...   net none          (net.c)
  *     env scrub|keep PATTERN...                         (env.c)
@@ -426,14 +426,16 @@ static int one_argument(struct parser *ps, const struct token *t, uint32_t n, co
 
 static int do_mode(struct parser *ps, const struct token *t, uint32_t n)
 {
-	if (one_argument(ps, t, n, "'enforce' or 'audit'"))
+	if (one_argument(ps, t, n, "'enforce', 'audit' or 'ask'"))
 		return -1;
 	if (strcmp(t[1].text, "enforce") == 0)
 		ps->b->mode = JAIL_MODE_ENFORCE;
 	else if (strcmp(t[1].text, "audit") == 0)
 		ps->b->mode = JAIL_MODE_AUDIT;
+	else if (strcmp(t[1].text, "ask") == 0)
+		ps->b->mode = JAIL_MODE_ASK;
 	else
-		return fail(ps, t[1].col, "unknown mode '%s': expected 'enforce' or 'audit'", t[1].text);
+		return fail(ps, t[1].col, "unknown mode '%s': expected 'enforce', 'audit' or 'ask'", t[1].text);
 	return 0;
 }
 

@@ -55,6 +55,7 @@ enum jail_reason {
 enum jail_mode {
 	JAIL_MODE_ENFORCE = 0,
 	JAIL_MODE_AUDIT = 1,
+	JAIL_MODE_ASK = 2, /* a denial is put to the user (jailrun --ask); without an answer, denied */
 };
 
 /* `kernel auto | require | off`: whether the kernel layer (Landlock) is used. */

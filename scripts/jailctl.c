@@ -21,6 +21,8 @@
 #include "policy.h"
 #include "landlock.h"
 #include "supervise.h"
+
+#include <sys/prctl.h>
 #include "learn.h"
 #include "resolve.h"
 
@@ -47,6 +49,7 @@ static void usage(FILE *f)
 	      "       jailctl --policy PROJECT_POLICY narrow OUT   (deny rules only, as a layer)\n"
 	      "       jailctl [--policy FILE]... learn AUDIT_LOG OUT [COMMAND]\n"
 	      "       jailctl exec -- COMMAND [ARG...]   (with libjail.so preloaded)\n"
+	      "       jailctl mode-of BLOB   (enforce, audit or ask)\n"
 	      "Options: --rule TEXT appends one directive (repeatable).\n"
 	      "ACCESS is read, write, exec or meta; or explain connect HOST:PORT, explain env NAME.\n"
 	      "Without --policy, the built-in default.\n",
@@ -153,12 +156,17 @@ static struct jail_policy *load(const struct opts *o, char *cwdbuf)
 	return p;
 }
 
+static const char *mode_name(enum jail_mode m)
+{
+	return m == JAIL_MODE_AUDIT ? "audit" : m == JAIL_MODE_ASK ? "ask" : "enforce";
+}
+
 static int cmd_check(const struct jail_policy *p)
 {
 	printf("policy ok: %u rules", jail_rule_count(p));
 	if (jail_xrule_count(p))
 		printf(" and %u net and env rules", jail_xrule_count(p));
-	printf(", mode %s\n", jail_policy_mode(p) == JAIL_MODE_AUDIT ? "audit" : "enforce");
+	printf(", mode %s\n", mode_name(jail_policy_mode(p)));
 	return 0;
 }
 
@@ -173,7 +181,7 @@ static int cmd_print(const struct jail_policy *p)
 		}
 	printf("# ---- the effective rules, each with the FILE:LINE:COLUMN it came from ----\n");
 	static const char *const kernel[] = {"auto", "require", "off"};
-	printf("# mode %s\n", jail_policy_mode(p) == JAIL_MODE_AUDIT ? "audit" : "enforce");
+	printf("# mode %s\n", mode_name(jail_policy_mode(p)));
 	printf("# kernel %s (Landlock ABI %d on this machine)\n", kernel[jail_policy_kernel(p)], jail_landlock_abi());
 	if (log)
 		printf("# log %s\n", log);
@@ -416,8 +424,9 @@ static int cmd_narrow(const struct jail_policy *p, const char *out, const char *
 			narrow_put(s, "\n");
 		narrow_put(s, text);
 	}
-	if (jail_policy_mode(p) == JAIL_MODE_AUDIT)
-		fprintf(stderr, "jailrun: ignoring 'mode audit' in %s: a project policy may only narrow the jail\n", shown);
+	if (jail_policy_mode(p) != JAIL_MODE_ENFORCE)
+		fprintf(stderr, "jailrun: ignoring 'mode %s' in %s: a project policy may only narrow the jail\n",
+		        mode_name(jail_policy_mode(p)), shown);
 	if (jail_policy_log(p))
 		fprintf(stderr, "jailrun: ignoring 'log' in %s: a project policy cannot choose where the jail writes\n",
 		        shown);
@@ -561,6 +570,13 @@ static int cmd_landlock_exec(char **argv, int argc)
 			        err);
 		}
 	}
+	/* nothing in the jail types into the terminal (ask mode's answers, the
+	 * user's shell afterwards): TIOCSTI and TIOCLINUX fail with EPERM */
+	int tty_rc = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ? -errno : jail_seccomp_deny_tty_injection();
+	if (tty_rc != 0 && tty_rc != -ENOSYS) {
+		fprintf(stderr, "jail: cannot refuse terminal input injection to the jail: %s\n", strerror(-tty_rc));
+		return EXIT_POLICY;
+	}
 	/* under jail-supervise: the filter, now that the Landlock rules (built
 	 * from O_PATH opens) are in place; without it, no command */
 	int sup = jail_seccomp_handoff();
@@ -619,6 +635,15 @@ int main(int argc, char **argv)
 	const char *cmd = o.rest[0];
 	if (strcmp(cmd, "landlock-exec") == 0)
 		return cmd_landlock_exec(o.rest + 1, o.nrest - 1);
+	if (strcmp(cmd, "mode-of") == 0 && o.nrest == 2) { /* the mode a compiled policy was written with */
+		const struct jail_policy *b = jail_policy_read_blob(o.rest[1]);
+		if (!b) {
+			fprintf(stderr, "jail: %s:1:1: not a valid compiled policy\n", o.rest[1]);
+			return EXIT_POLICY;
+		}
+		printf("%s\n", mode_name(jail_policy_mode(b)));
+		return 0;
+	}
 	if (strcmp(cmd, "exec") == 0) {
 		int skip = o.nrest > 1 && strcmp(o.rest[1], "--") == 0 ? 2 : 1;
 		return cmd_exec(o.rest + skip, o.nrest - skip);

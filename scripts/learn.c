@@ -82,7 +82,8 @@ static int deny_covers(unsigned rule_access, enum jail_access a)
 
 /* A reason not to grant `a` on `path` and beneath it: a deny rule of `p`
  * decides it, or lies beneath it. NULL when the grant is clear. */
-static const char *refusal(const struct jail_policy *p, enum jail_access a, const char *path, char *buf, size_t bufsz)
+const char *jail_grant_refusal(const struct jail_policy *p, enum jail_access a, const char *path, char *buf,
+                               size_t bufsz)
 {
 	struct jail_decision d = jail_decide(p, a, path);
 	if (d.verdict == JAIL_DENY && d.reason == JAIL_BY_RULE) {
@@ -112,7 +113,7 @@ static const char *refused_by(const struct jail_policy *const *checks, size_t nc
                               const char *path, char *buf, size_t bufsz)
 {
 	for (size_t i = 0; i < nchecks; i++) {
-		const char *why = refusal(checks[i], a, path, buf, bufsz);
+		const char *why = jail_grant_refusal(checks[i], a, path, buf, bufsz);
 		if (why)
 			return why;
 	}

@@ -13,4 +13,10 @@
 int jail_learn(const struct jail_policy *base, const struct jail_policy *defp, const char *log, const char *out,
                const char *const *includes, size_t nincludes, const char *command);
 
+/* A reason not to grant `a` on `path` and beneath it: a deny rule of `p`
+ * decides it, or a deny rule lies beneath it (a credential location, say);
+ * described into buf. NULL when such a grant is clear. */
+const char *jail_grant_refusal(const struct jail_policy *p, enum jail_access a, const char *path, char *buf,
+                               size_t bufsz);
+
 #endif

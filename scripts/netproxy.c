@@ -23,6 +23,7 @@
  * network (nothing to enforce); ends with the process that started it.
  */
 #define _GNU_SOURCE
+#include "jsonout.h"
 #include "policy.h"
 
 #include <arpa/inet.h>
@@ -53,20 +54,6 @@ static _Atomic int clients;
 
 /* ---- reporting ---- */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 static void report(const struct jail_policy *p, const char *subject, const char *why)
 {
@@ -88,11 +75,11 @@ static void report(const struct jail_policy *p, const char *subject, const char 
 	fprintf(f, "{\"time\":%lld.%03ld,\"pid\":%d,\"program\":\"jail-netproxy\",\"operation\":\"proxy\","
 	           "\"access\":\"connect\",\"path\":",
 	        (long long)ts.tv_sec, ts.tv_nsec / 1000000, (int)getpid());
-	json_str(f, subject);
+	jail_json_string(f, subject);
 	fputs(",\"resolved\":", f);
-	json_str(f, subject);
+	jail_json_string(f, subject);
 	fputs(",\"decision\":\"denied\",\"rule\":", f);
-	json_str(f, why);
+	jail_json_string(f, why);
 	fputs("}\n", f);
 	fclose(f);
 }

@@ -274,6 +274,29 @@ int jail_env_scrubbed_by(const struct jail_config *c, const char *entry)
 	return 0;
 }
 
+/* Ask mode: puts a refusal to the user through jailrun's broker (one
+ * connection per question; only this thread waits). 1 when granted; 0 for
+ * no, no answer, no broker. */
+static int ask_user(const struct jail_config *c, enum jail_access a, const char *op, const char *path,
+                    const char *rule)
+{
+	char msg[PATH_MAX + 2048], reply[8];
+	struct jail_buf m = {msg, 0, sizeof(msg)};
+	jail_put(&m, "ASK 1\n");
+	jail_put(&m, jail_access_name(a));
+	jail_put(&m, "\n");
+	jail_put(&m, op);
+	jail_put(&m, "\n");
+	jail_put(&m, path);
+	jail_put(&m, "\n");
+	jail_put(&m, rule);
+	jail_put(&m, "\n");
+	if (m.n + 1 >= m.cap || strchr(path, '\n'))
+		return 0; /* a path the question cannot carry whole: no */
+	long n = jail_os_exchange(c->ask_path, m.b, m.n, reply, sizeof(reply));
+	return n >= 1 && reply[0] == 'y';
+}
+
 int jail_check_peer(long pid, const char *op)
 {
 	if (!jail_config()->scrubs || pid == jail_os_getpid())
@@ -324,7 +347,10 @@ int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const
 			jail_rule_describe(c->layer[i], d.rule, rule, sizeof(rule));
 		else
 			strcpy(rule, d.reason == JAIL_NO_RULE ? "no rule allows it" : jail_reason_name(d.reason));
-		report(c->layer[i], audit ? "would deny" : "denied", a, op, which == 'g' ? given : resolved, r, rule);
+		const char *shown = which == 'g' ? given : resolved;
+		if (!audit && c->ask_path && ask_user(c, a, op, shown, rule))
+			return 0; /* the user granted it, over every layer */
+		report(c->layer[i], audit ? "would deny" : "denied", a, op, shown, r, rule);
 		if (!audit)
 			return -EACCES;
 	}

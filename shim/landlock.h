@@ -35,6 +35,10 @@ int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers,
  * expanding them, so that files created in them later stay readable. */
 #define JAIL_LANDLOCK_READ_DENIES_ELSEWHERE 1u
 
+/* 1 when the Landlock layer built from p (with opts) lets `a` (read, write
+ * or exec) reach path: a grant made later, in the shim, cannot widen it. */
+int jail_landlock_grants(const struct jail_policy *p, enum jail_access a, const char *path, unsigned opts);
+
 /* Which layers enforce a rule: "kernel+shim", "kernel (its literal
  * directory)+shim" or "shim only". */
 const char *jail_landlock_rule_scope(const struct jail_policy *p, int32_t rule);

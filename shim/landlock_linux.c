@@ -324,6 +324,40 @@ int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers,
 	return 0;
 }
 
+int jail_landlock_grants(const struct jail_policy *p, enum jail_access a, const char *path, unsigned opts)
+{
+	char prefix[PATH_MAX];
+	if (a == JAIL_READ && !(opts & JAIL_LANDLOCK_READ_DENIES_ELSEWHERE)) {
+		/* an expanded tree: the denied path and what lies beneath it */
+		for (const char *s = path + strlen(path);; s--) {
+			if (s == path || *s == '/') {
+				char head[PATH_MAX];
+				size_t n = s == path ? 1 : (size_t)(s - path);
+				if (n >= sizeof(head))
+					return 0;
+				memcpy(head, path, n);
+				head[n] = '\0';
+				if (read_denied(p, head, 0))
+					return 0;
+				if (s == path)
+					break;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < jail_rule_count(p); i++) {
+		int32_t r = (int32_t)i;
+		unsigned acc = jail_rule_access(p, r);
+		if (jail_rule_effect(p, r) != JAIL_ALLOW)
+			continue;
+		if (!(a == JAIL_READ ? (acc & (JAIL_READ | JAIL_WRITE)) != 0 : (acc & (unsigned)a) != 0))
+			continue;
+		literal_prefix(jail_rule_pattern(p, r), prefix, sizeof(prefix));
+		if (strcmp(path, prefix) == 0 || beneath(path, prefix))
+			return 1;
+	}
+	return 0;
+}
+
 const char *jail_landlock_rule_scope(const struct jail_policy *p, int32_t r)
 {
 	const char *pat = jail_rule_pattern(p, r);

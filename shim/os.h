@@ -67,6 +67,10 @@ long jail_os_mprotect(void *addr, size_t len, int prot);
  * environment (Linux: not dumpable, so /proc/PID/mem and environ, ptrace
  * and process_vm_readv need CAP_SYS_PTRACE; reset by the next execve). */
 long jail_os_set_private(void);
+/* Sends msg on a new connection to the local (AF_UNIX) seqpacket socket
+ * at sock and waits for one reply (signals do not end the wait); the
+ * reply's length, 0 when the peer closed without one, or -errno. */
+long jail_os_exchange(const char *sock, const void *msg, size_t n, char *reply, size_t rn);
 /* A socket's type (SOCK_STREAM, ...), or -errno. */
 long jail_os_socket_type(int fd);
 long jail_os_getpid(void);

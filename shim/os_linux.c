@@ -180,6 +180,30 @@ long jail_os_mprotect(void *addr, size_t len, int prot)
 	return SYS(SYS_mprotect, addr, len, prot, 0);
 }
 
+long jail_os_exchange(const char *sock, const void *msg, size_t n, char *reply, size_t rn)
+{
+	struct {
+		unsigned short family;
+		char path[108];
+	} sa = {1 /* AF_UNIX */, {0}};
+	size_t pl = strlen(sock);
+	if (pl >= sizeof(sa.path))
+		return -ENAMETOOLONG;
+	memcpy(sa.path, sock, pl + 1);
+	long fd = jail_sys(SYS_socket, 1 /* AF_UNIX */, 5 /* SOCK_SEQPACKET */ | O_CLOEXEC, 0, 0, 0, 0);
+	if (fd < 0)
+		return fd;
+	long rc = jail_sys(SYS_connect, fd, (long)&sa, (long)(sizeof(sa.family) + pl + 1), 0, 0, 0);
+	if (rc == 0)
+		rc = jail_sys(SYS_sendto, fd, (long)msg, (long)n, 0x4000 /* MSG_NOSIGNAL */, 0, 0);
+	if (rc >= 0)
+		do /* a signal's handler runs, then the wait goes on */
+			rc = jail_sys(SYS_recvfrom, fd, (long)reply, (long)rn, 0, 0, 0);
+		while (rc == -EINTR);
+	jail_sys(SYS_close, fd, 0, 0, 0, 0, 0);
+	return rc;
+}
+
 long jail_os_socket_type(int fd)
 {
 	int type = 0;

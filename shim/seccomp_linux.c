@@ -114,11 +114,37 @@ int jail_seccomp_install(void)
 		fd = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, &prog);
 	return fd < 0 ? -errno : (int)fd;
 }
+
+/* TIOCSTI (push a byte into the terminal's input, as if typed) and
+ * TIOCLINUX (whose subcodes paste a console selection): a jailed process
+ * must not type into the terminal the user answers ask-mode questions on,
+ * nor into the shell it returns to. */
+int jail_seccomp_deny_tty_injection(void)
+{
+	struct sock_filter f[] = {
+	    STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	    JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_AUDIT_ARCH, 0, 6),
+	    STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 4),
+	    STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])), /* the low half: ioctl's cmd is an int */
+	    JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x5412 /* TIOCSTI */, 1, 0),
+	    JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x541C /* TIOCLINUX */, 0, 1),
+	    RET_ERRNO(EPERM),
+	    STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {.len = (unsigned short)(sizeof(f) / sizeof(f[0])), .filter = f};
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) == 0 ? 0 : -errno;
+}
 #else /* the filter knows x86_64 only so far */
 const struct jail_sup_row jail_sup_rows[1];
 const int jail_sup_nrows = 0;
 
 int jail_seccomp_install(void)
+{
+	return -ENOSYS;
+}
+
+int jail_seccomp_deny_tty_injection(void)
 {
 	return -ENOSYS;
 }

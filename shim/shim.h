@@ -41,6 +41,7 @@
 #define JAIL_ENV_QUIET "JAIL_QUIET"   /* "1": no "jail: denied" lines on stderr */
 #define JAIL_ENV_TALLY "JAIL_TALLY"   /* a file jailrun counts denials in (one byte each) */
 #define JAIL_ENV_SUPERVISED "JAIL_SUPERVISED" /* "1": a supervisor serves this jail (a jail inside starts its own) */
+#define JAIL_ENV_ASK "JAIL_ASK"       /* ask mode: the socket of jailrun's broker, who asks the user */
 #define JAIL_ENV_PROXY "JAIL_PROXY"   /* ADDRESS:PORT of the jail's own proxy, always reachable */
 #define JAIL_ENV_AGENT "JAIL_AGENT"   /* the jailed command's canonical path: it and its re-execs keep their secrets */
 
@@ -60,6 +61,8 @@ struct jail_config {
 	const char *blob_list; /* the value of JAIL_BLOB, for the nesting check */
 	const char *shim_path;
 	int scrubs;           /* some layer has an `env scrub` rule */
+	const char *ask_path; /* JAIL_ASK: the broker's socket (ask mode), or NULL */
+	const char *env_ask;
 	unsigned proxy_port;  /* JAIL_PROXY: the jail's own proxy (0: none) */
 	uint8_t proxy_addr[16];
 	const char *env_proxy;

@@ -375,6 +375,11 @@ static struct jail_config *load(void)
 	} else {
 		load_text(c, &a, env(JAIL_ENV_POLICY), cwd);
 	}
+	const char *ask = env(JAIL_ENV_ASK);
+	if (ask && ask[0] == '/') {
+		c->ask_path = arena_dup(&a, ask, NULL);
+		c->env_ask = arena_dup(&a, JAIL_ENV_ASK "=", ask);
+	}
 	/* the jail's own proxy: "IPV4:PORT" */
 	const char *proxy = env(JAIL_ENV_PROXY);
 	const char *colon = proxy ? strrchr(proxy, ':') : NULL;

@@ -69,6 +69,11 @@ extern const int jail_sup_nrows;
  */
 int jail_seccomp_install(void);
 
+/* Refuses TIOCSTI and TIOCLINUX ioctls (typing into the terminal) to this
+ * process and all it starts, with EPERM; needs no_new_privs. 0 or -errno
+ * (-ENOSYS where the filter does not know the architecture). */
+int jail_seccomp_deny_tty_injection(void);
+
 /* The hand-over: jail-supervise starts the launcher with a socket's number
  * in $LIBJAIL_SUPERVISOR_SOCKET (not JAIL_: the shim keeps
  * jailed programs from setting or passing on JAIL_ variables, and a launcher

@@ -265,7 +265,7 @@ static const struct erow erows[] = {
 	{"mode strict\n", 1, 6, "unknown mode 'strict'"},
 	{"mode Audit\n", 1, 6, "unknown mode 'Audit'"},
 	{"mode audit now\n", 1, 12, "unexpected 'now': 'mode' takes one argument"},
-	{"mode\n", 1, 6, "expected 'enforce' or 'audit' after 'mode'"},
+	{"mode\n", 1, 6, "expected 'enforce', 'audit' or 'ask' after 'mode'"},
 	{"log\n", 1, 5, "expected a log file path after 'log'"},
 	{"log rel.log\n", 1, 5, "relative log path 'rel.log'"},
 	{"log /a /b\n", 1, 8, "unexpected '/b'"},

@@ -1,0 +1,641 @@
+/*
+ * broker.c — jail-broker: ask mode's one voice at the terminal.
+ *
+ *   jail-broker --socket PATH --blob FILE... [--policy-file FILE [--new]]
+ *               [--timeout SECS] [--supervised]
+ *
+ * jailrun --ask starts one per jail, outside it. Every jailed process that
+ * meets a refusal sends the question here (shim/check.c ask_user) over the
+ * seqpacket socket PATH, in a 0700 directory, and waits for 'y' or 'n'.
+ * The broker puts questions to the user on the controlling terminal, one
+ * at a time:
+ *
+ *   jail: cat (pid 4242) wants to READ /home/u/other/notes.md
+ *         [o]nce  [d]irectory /home/u/other for this session  [a]lways (add to policy)  [N]o
+ *
+ * Invariants:
+ *  1. Only a key read from the terminal answers. While it asks, the broker's
+ *     own process group is the terminal's foreground group, so no jailed
+ *     process can read the keys; a jailed process that takes the foreground
+ *     back forfeits the question (no). (TIOCSTI, which would type into the
+ *     terminal, is refused to the jail by jailctl landlock-exec.)
+ *  2. No answer is no: Enter, a timeout, no terminal, a closed broker.
+ *  3. Questions are grouped by access and directory: while one is asked,
+ *     more of the same group wait for its answer; "directory" and "no"
+ *     answer the group, and hold for the rest of the session (so a burst of
+ *     refusals is one question, and a refused directory is not asked again).
+ *  4. "always" appends a commented rule to the policy file, and a grant on a
+ *     credential location (what the built-in default denies) needs a second
+ *     confirmation.
+ *  5. When the kernel layer will refuse the access anyway (a path outside
+ *     its ruleset), the question says so and offers only [a]lways (for the
+ *     next run) or no: a grant the kernel ignores is not pretended.
+ *  6. Every question and answer goes to the policy's log.
+ */
+#define _GNU_SOURCE
+#include "landlock.h"
+#include "learn.h"
+#include "jsonout.h"
+#include "policy.h"
+#include "resolve.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_LAYERS 16
+#define MAX_PENDING 4096
+#define MAX_MEMORY 1024
+
+struct request {
+	int fd; /* where the answer goes; -1 once answered */
+	pid_t pid;
+	enum jail_access access;
+	char op[64];
+	char program[64];
+	char path[PATH_MAX];
+	char dir[PATH_MAX];
+	char rule[1024];
+};
+
+/* A session answer for an access beneath a directory. */
+struct memory {
+	enum jail_access access;
+	int allow;
+	char dir[PATH_MAX];
+};
+
+static const struct jail_policy *layers[MAX_LAYERS];
+static int nlayers;
+static const struct jail_policy *defaults;
+static const char *policy_file;
+static int new_policy_file; /* it does not exist yet: start it with `include default` */
+static int timeout_secs = 60;
+static unsigned landlock_opts;
+static int kernel_active;
+
+static struct request *pending[MAX_PENDING];
+static int npending;
+static struct memory memory[MAX_MEMORY];
+static int nmemory;
+
+static int tty = -1;
+static volatile sig_atomic_t stopping;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+static struct request *asking; /* the question on the terminal, or NULL */
+static struct timespec deadline;
+static struct termios saved_termios;
+static pid_t saved_fg;
+
+/* ---- small helpers ---- */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say(const char *fmt, ...)
+{
+	char buf[PATH_MAX * 3];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n > 0 && tty >= 0) {
+		ssize_t w = write(tty, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
+		(void)w;
+	}
+}
+
+
+/* One JSON line per question and per answer, in the main policy's log. */
+static void log_event(const struct request *r, const char *event, const char *answer)
+{
+	const char *log = jail_policy_log(layers[0]);
+	FILE *f = log ? fopen(log, "ae") : NULL;
+	if (!f)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(f, "{\"time\":%lld.%03ld,\"pid\":%d,\"program\":", (long long)ts.tv_sec, ts.tv_nsec / 1000000, (int)r->pid);
+	jail_json_string(f, r->program);
+	fputs(",\"operation\":", f);
+	jail_json_string(f, r->op);
+	fputs(",\"access\":", f);
+	jail_json_string(f, jail_access_name(r->access));
+	fputs(",\"path\":", f);
+	jail_json_string(f, r->path);
+	fprintf(f, ",\"decision\":\"%s\",\"answer\":", event);
+	jail_json_string(f, answer);
+	fputs(",\"rule\":", f);
+	jail_json_string(f, r->rule);
+	fputs("}\n", f);
+	fclose(f);
+}
+
+static void answer(struct request *r, int yes, const char *how)
+{
+	if (r->fd < 0)
+		return;
+	ssize_t w = send(r->fd, yes ? "y" : "n", 1, MSG_NOSIGNAL);
+	(void)w;
+	close(r->fd);
+	r->fd = -1;
+	log_event(r, yes ? "granted" : "denied", how);
+}
+
+static int beneath_or_at(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 1)
+		return 1;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static const struct memory *remembered(const struct request *r)
+{
+	const struct memory *best = NULL;
+	for (int i = 0; i < nmemory; i++)
+		if (memory[i].access == r->access && beneath_or_at(r->path, memory[i].dir) &&
+		    (!best || strlen(memory[i].dir) > strlen(best->dir)))
+			best = &memory[i];
+	return best;
+}
+
+static void remember(enum jail_access a, const char *dir, int allow)
+{
+	if (nmemory == MAX_MEMORY)
+		return;
+	memory[nmemory].access = a;
+	memory[nmemory].allow = allow;
+	snprintf(memory[nmemory].dir, sizeof(memory[nmemory].dir), "%s", dir);
+	nmemory++;
+}
+
+/* Would the kernel layer refuse this access whatever the shim grants? */
+static int kernel_refuses(const struct request *r)
+{
+	if (!kernel_active || r->access == JAIL_META)
+		return 0;
+	for (int i = 0; i < nlayers; i++)
+		if (jail_policy_mode(layers[i]) != JAIL_MODE_AUDIT &&
+		    !jail_landlock_grants(layers[i], r->access, r->path, landlock_opts))
+			return 1;
+	return 0;
+}
+
+static const char *upper(enum jail_access a)
+{
+	return a == JAIL_READ ? "READ" : a == JAIL_WRITE ? "WRITE" : a == JAIL_EXEC ? "EXECUTE" : "STAT";
+}
+
+/* ---- the terminal ---- */
+
+static void take_terminal(void)
+{
+	saved_fg = tcgetpgrp(tty);
+	tcgetattr(tty, &saved_termios);
+	struct termios t = saved_termios;
+	t.c_lflag &= (tcflag_t) ~(ICANON | ECHO | ISIG);
+	t.c_cc[VMIN] = 1;
+	t.c_cc[VTIME] = 0;
+	tcsetattr(tty, TCSANOW, &t);
+	tcsetpgrp(tty, getpgrp());
+	tcflush(tty, TCIFLUSH); /* keys typed before the question do not answer it */
+}
+
+static void give_terminal_back(void)
+{
+	tcsetattr(tty, TCSANOW, &saved_termios);
+	if (saved_fg > 0) {
+		tcsetpgrp(tty, saved_fg);
+		kill(-saved_fg, SIGCONT); /* a jailed reader stopped while we asked */
+	}
+}
+
+static void ask(struct request *r)
+{
+	asking = r;
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_secs;
+	take_terminal();
+	say("\r\njail: %s (pid %d) wants to %s %s\r\n", r->program, (int)r->pid, upper(r->access), r->path);
+	say("      (%s%s)\r\n", strcmp(r->rule, "no rule allows it") == 0 ? "" : "refused by ", r->rule);
+	if (kernel_refuses(r))
+		say("      the kernel layer refuses it in this run whatever the answer: [a]lways (add to policy, "
+		    "then run again)  [N]o ? ");
+	else
+		say("      [o]nce  [d]irectory %s for this session  [a]lways (add to policy)  [N]o ? ", r->dir);
+	log_event(r, "asked", "");
+}
+
+/* The rule as the policy language writes a path (quoted when needed). */
+static void rule_text(const struct request *r, const char *path, char *out, size_t n)
+{
+	int plain = strpbrk(path, " \t\"#\\") == NULL;
+	snprintf(out, n, "allow %s %s%s%s", jail_access_name(r->access), plain ? "" : "\"", path, plain ? "" : "\"");
+	if (!plain) { /* escape quotes and backslashes */
+		char esc[PATH_MAX * 2];
+		size_t k = 0;
+		for (const char *s = path; *s && k + 2 < sizeof(esc); s++) {
+			if (*s == '"' || *s == '\\')
+				esc[k++] = '\\';
+			esc[k++] = *s;
+		}
+		esc[k] = '\0';
+		snprintf(out, n, "allow %s \"%s\"", jail_access_name(r->access), esc);
+	}
+}
+
+/* Would the policy file, with `rule` appended, allow the request? */
+static int rule_would_allow(const struct request *r, const char *rule)
+{
+	char cwd[PATH_MAX], text[PATH_MAX * 2 + 64];
+	const char *tmp = getenv("TMPDIR");
+	struct jail_load_opts lo = {.vars = {.home = getenv("HOME"), .cwd = getcwd(cwd, sizeof(cwd)),
+	                                     .tmp = tmp && tmp[0] == '/' ? tmp : "/tmp"},
+	                            .canon = jail_canon_existing};
+	struct jail_source src[2] = {{.name = policy_file}, {.name = "<ask>", .text = text}};
+	if (new_policy_file && access(policy_file, F_OK) != 0)
+		src[0] = (struct jail_source){.name = "<the built-in default>", .text = "include default\n"};
+	snprintf(text, sizeof(text), "%s\n", rule);
+	struct jail_policy *p = NULL;
+	struct jail_error err;
+	if (jail_policy_load(&lo, src, 2, &p, &err) != 0)
+		return 0;
+	int ok = jail_decide(p, r->access, r->path).verdict == JAIL_ALLOW;
+	jail_policy_free(p);
+	return ok;
+}
+
+/* Appends a rule to the policy file: for the directory, or, when a deny
+ * rule there is at least as specific, for the path itself (the most
+ * specific rule there is). 0, or -1 after saying why. */
+static int add_to_policy(const struct request *r)
+{
+	char rule[PATH_MAX * 2 + 32], when[32];
+	if (!policy_file) {
+		say("\r\njail: no policy file to add the rule to: granted for this session only\r\n");
+		return -1;
+	}
+	rule_text(r, r->dir, rule, sizeof(rule));
+	if (!rule_would_allow(r, rule)) {
+		rule_text(r, r->path, rule, sizeof(rule));
+		if (!rule_would_allow(r, rule)) {
+			say("\r\njail: no rule added to %s could outweigh %s: granted for this session only\r\n",
+			    policy_file, r->rule);
+			return -1;
+		}
+	}
+	time_t t = time(NULL);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M", localtime(&t));
+	FILE *f = fopen(policy_file, "ae");
+	if (!f) {
+		say("\r\njail: cannot add the rule to %s: %s: granted for this session only\r\n", policy_file,
+		    strerror(errno));
+		return -1;
+	}
+	if (new_policy_file && ftell(f) == 0)
+		fputs("include default\n", f);
+	fprintf(f, "# added by jailrun --ask on %s: %s (pid %d) wanted to %s %s\n%s\n", when, r->program, (int)r->pid,
+	        jail_access_name(r->access), r->path, rule);
+	int bad = fclose(f) != 0;
+	if (bad) {
+		say("\r\njail: cannot add the rule to %s: granted for this session only\r\n", policy_file);
+		return -1;
+	}
+	say("\r\njail: added to %s: %s\r\n", policy_file, rule);
+	return 0;
+}
+
+/* A second, explicit yes for a grant on a credential location. */
+static int confirm_credential(const struct request *r, const char *why)
+{
+	say("\r\njail: %s is a credential location (%s).\r\n      Type y again to add the grant anyway, "
+	    "anything else to refuse: ",
+	    r->dir, why);
+	struct pollfd p = {.fd = tty, .events = POLLIN};
+	char k = 0;
+	if (poll(&p, 1, timeout_secs * 1000) != 1 || read(tty, &k, 1) != 1)
+		return 0;
+	return (k == 'y' || k == 'Y') && tcgetpgrp(tty) == getpgrp();
+}
+
+/* The answer to the question on the terminal, applied to what waits. */
+static void settle(char key)
+{
+	struct request *r = asking;
+	const char *how;
+	int yes = 0, group = 0;
+	int kernel = kernel_refuses(r);
+	switch (key) {
+	case 'o':
+		how = "once";
+		yes = 1;
+		break;
+	case 'd':
+		how = "directory";
+		yes = group = 1;
+		remember(r->access, r->dir, 1);
+		break;
+	case 'a': {
+		char why[PATH_MAX + 64];
+		const char *refusal = defaults ? jail_grant_refusal(defaults, r->access, r->dir, why, sizeof(why)) : NULL;
+		if (refusal && !confirm_credential(r, refusal)) {
+			how = "no (a credential location, not confirmed)";
+			group = 1;
+			remember(r->access, r->dir, 0);
+			break;
+		}
+		how = add_to_policy(r) == 0 ? "always" : "directory";
+		yes = group = !kernel;
+		if (!kernel)
+			remember(r->access, r->dir, 1);
+		else {
+			how = "always (next run; the kernel layer refuses it in this one)";
+			remember(r->access, r->dir, 0);
+		}
+		break;
+	}
+	case 't':
+		how = "no (no answer in time)";
+		group = 1;
+		remember(r->access, r->dir, 0);
+		break;
+	case 'x':
+		how = "no (the terminal's foreground was taken during the question)";
+		group = 1;
+		remember(r->access, r->dir, 0);
+		break;
+	default:
+		how = "no";
+		group = 1;
+		remember(r->access, r->dir, 0);
+		break;
+	}
+	say("%s\r\n", how);
+	give_terminal_back();
+	asking = NULL;
+	/* the question's own request, and those it answers */
+	for (int i = 0; i < npending; i++) {
+		struct request *q = pending[i];
+		if (q == r || (q->access == r->access && strcmp(q->path, r->path) == 0) ||
+		    (group && q->access == r->access && beneath_or_at(q->path, r->dir)))
+			answer(q, yes, how);
+	}
+	int k = 0;
+	for (int i = 0; i < npending; i++) {
+		if (pending[i]->fd >= 0)
+			pending[k++] = pending[i];
+		else
+			free(pending[i]);
+	}
+	npending = k;
+}
+
+/* Answers what the session's answers now cover, then asks the next. */
+static void next_question(void)
+{
+	int k = 0;
+	for (int i = 0; i < npending; i++) {
+		const struct memory *m = remembered(pending[i]);
+		if (m) {
+			answer(pending[i], m->allow, m->allow ? "granted for this session" : "refused for this session");
+			free(pending[i]);
+		} else {
+			pending[k++] = pending[i];
+		}
+	}
+	npending = k;
+	if (npending > 0)
+		ask(pending[0]);
+}
+
+/* ---- questions arriving ---- */
+
+static void program_of(pid_t pid, char *out, size_t n)
+{
+	char p[64];
+	snprintf(p, sizeof(p), "/proc/%d/comm", (int)pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	ssize_t k = fd >= 0 ? read(fd, out, n - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (k <= 0)
+		k = snprintf(out, n, "?");
+	out[k] = '\0';
+	char *nl = strchr(out, '\n');
+	if (nl)
+		*nl = '\0';
+}
+
+/* "ASK 1\nACCESS\nOP\nPATH\nRULE\n" */
+static struct request *parse(int fd, char *msg)
+{
+	char *line[6];
+	int n = 0;
+	for (char *s = msg; n < 6 && s && *s; n++) {
+		line[n] = s;
+		s = strchr(s, '\n');
+		if (s)
+			*s++ = '\0';
+	}
+	if (n < 5 || strcmp(line[0], "ASK 1") != 0 || line[3][0] != '/')
+		return NULL;
+	struct request *r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	r->fd = fd;
+	r->access = jail_access_parse(line[1]);
+	snprintf(r->op, sizeof(r->op), "%s", line[2]);
+	snprintf(r->path, sizeof(r->path), "%s", line[3]);
+	snprintf(r->rule, sizeof(r->rule), "%s", line[4]);
+	snprintf(r->dir, sizeof(r->dir), "%s", r->path);
+	char *slash = strrchr(r->dir, '/');
+	if (slash == r->dir)
+		r->dir[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	struct ucred cred;
+	socklen_t cl = sizeof(cred);
+	r->pid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0 ? cred.pid : 0;
+	program_of(r->pid, r->program, sizeof(r->program));
+	return r;
+}
+
+static void arrive(int fd)
+{
+	char msg[PATH_MAX + 2048];
+	ssize_t n = recv(fd, msg, sizeof(msg) - 1, 0);
+	struct request *r = NULL;
+	if (n > 0) {
+		msg[n] = '\0';
+		r = parse(fd, msg);
+	}
+	if (!r || r->access == 0) {
+		free(r);
+		close(fd);
+		return;
+	}
+	const struct memory *m = remembered(r);
+	if (m) {
+		answer(r, m->allow, m->allow ? "granted for this session" : "refused for this session");
+		free(r);
+		return;
+	}
+	if (tty < 0) {
+		answer(r, 0, "no (no terminal to ask on)");
+		free(r);
+		return;
+	}
+	if (npending == MAX_PENDING) {
+		answer(r, 0, "no (too many questions waiting)");
+		free(r);
+		return;
+	}
+	pending[npending++] = r;
+	if (!asking)
+		ask(r);
+}
+
+static int usage(void)
+{
+	fprintf(stderr, "usage: jail-broker --socket PATH --blob FILE... [--policy-file FILE [--new]] [--timeout SECS] "
+	                "[--supervised]\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	const char *sock = NULL;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc)
+			sock = argv[++i];
+		else if (strcmp(argv[i], "--blob") == 0 && i + 1 < argc && nlayers < MAX_LAYERS) {
+			const char *path = argv[++i];
+			if (!(layers[nlayers++] = jail_policy_read_blob(path))) {
+				fprintf(stderr, "jail: %s:1:1: not a valid compiled policy\n", path);
+				return 125;
+			}
+		} else if (strcmp(argv[i], "--policy-file") == 0 && i + 1 < argc)
+			policy_file = argv[++i];
+		else if (strcmp(argv[i], "--new") == 0)
+			new_policy_file = 1;
+		else if (strcmp(argv[i], "--timeout") == 0 && i + 1 < argc) {
+			timeout_secs = atoi(argv[++i]);
+			if (timeout_secs <= 0)
+				timeout_secs = 60;
+		}
+		else if (strcmp(argv[i], "--supervised") == 0)
+			landlock_opts |= JAIL_LANDLOCK_READ_DENIES_ELSEWHERE;
+		else
+			return usage();
+	}
+	if (!sock || nlayers == 0)
+		return usage();
+	struct jail_load_opts lo = {.vars = {.home = getenv("HOME"), .tmp = "/tmp", .cwd = "/"}};
+	struct jail_source src = {.name = "<the built-in default>", .text = "include default\n"};
+	struct jail_policy *dp = NULL;
+	struct jail_error err;
+	if (jail_policy_load(&lo, &src, 1, &dp, &err) == 0)
+		defaults = dp;
+	kernel_active = jail_landlock_abi() > 0 && jail_policy_kernel(layers[0]) != JAIL_KERNEL_OFF;
+
+	/* our own process group: the terminal's foreground while we ask */
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	struct sigaction st = {.sa_handler = on_stop};
+	sigaction(SIGTERM, &st, NULL);
+	signal(SIGINT, SIG_IGN); /* ^C while we ask is a key (no), read below */
+	signal(SIGTTOU, SIG_IGN);
+	signal(SIGTTIN, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+
+	int ls = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	if (strlen(sock) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "jail-broker: socket path too long: %s\n", sock);
+		return 1;
+	}
+	strcpy(sa.sun_path, sock);
+	mode_t old = umask(077);
+	if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(ls, 128) != 0) {
+		fprintf(stderr, "jail-broker: cannot listen on %s: %s\n", sock, strerror(errno));
+		return 1;
+	}
+	umask(old);
+	/* ready: jailrun waits for this line on stdout */
+	printf("ready\n");
+	fflush(stdout);
+	fclose(stdout);
+
+	for (;;) {
+		struct pollfd p[2] = {{.fd = ls, .events = POLLIN}, {.fd = asking ? tty : -1, .events = POLLIN}};
+		int wait_ms = -1;
+		if (asking) {
+			struct timespec t;
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			double left = (double)(deadline.tv_sec - t.tv_sec) + (double)(deadline.tv_nsec - t.tv_nsec) / 1e9;
+			wait_ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+			if (wait_ms > 500)
+				wait_ms = 500; /* look at the terminal's foreground twice a second */
+		}
+		int rc = poll(p, 2, wait_ms);
+		if (stopping) { /* the jail is over: the terminal as we found it, every question no */
+			if (asking)
+				settle('n');
+			for (int i = 0; i < npending; i++)
+				answer(pending[i], 0, "no (the jail ended)");
+			return 0;
+		}
+		if (rc < 0 && errno != EINTR)
+			return 1;
+		if (asking && tcgetpgrp(tty) != getpgrp()) {
+			settle('x');
+		} else if (asking && (p[1].revents & POLLIN)) {
+			char k = 0;
+			if (read(tty, &k, 1) == 1) {
+				if (k >= 'A' && k <= 'Z')
+					k = (char)(k - 'A' + 'a');
+				int only_always = kernel_refuses(asking);
+				int no = k == '\r' || k == '\n' || k == 27 || k == 3 || k == 4; /* Enter, Esc, ^C, ^D */
+				if (k == 'n' || no || k == 'a' || (!only_always && (k == 'o' || k == 'd')))
+					settle(no ? 'n' : k);
+			} else {
+				settle('n'); /* the terminal went away */
+			}
+		} else if (asking && now() >= (double)deadline.tv_sec + (double)deadline.tv_nsec / 1e9) {
+			settle('t');
+		}
+		if (!asking && npending > 0)
+			next_question();
+		if (p[0].revents & POLLIN) {
+			int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
+			if (c >= 0)
+				arrive(c);
+		}
+	}
+}

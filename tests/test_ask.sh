@@ -1,0 +1,180 @@
+#!/bin/bash
+# test_ask.sh — jailrun --ask at a real terminal: tmux runs the jail in a
+# pane, the test reads the pane and types the answers. Once, a directory for
+# the session (a second process is not asked again), always (the policy
+# file gains the rule; the next run is not asked), no, a timeout, no
+# terminal, a burst of 100 refusals making one question, a credential
+# location's second confirmation, the kernel layer's note, the log, and a
+# jailed process trying to answer its own question.
+#   usage: test_ask.sh BUILD_DIR
+set -u
+. "$(dirname "$0")/lib.sh"
+BUILD=$(cd "$1" && pwd)
+JAILRUN=$BUILD/bin/jailrun
+if ! command -v tmux >/dev/null; then
+	skipped "ask mode at a terminal" "tmux is not installed"
+	finish
+	exit
+fi
+T=$(mktemp -d /tmp/jail-ask-test.XXXXXX)
+T=$(cd "$T" && pwd -P)
+TM=(tmux -L "jail-ask-$$" -f /dev/null)
+cleanup() { "${TM[@]}" kill-server 2>/dev/null; rm -rf "$T"; }
+trap cleanup EXIT
+export HOME=$T/home TMPDIR=$T/tmp PATH=/usr/local/bin:/usr/bin:/bin LC_ALL=C XDG_CONFIG_HOME=$T/home/.config
+unset SSH_AUTH_SOCK
+mkdir -p "$HOME/.ssh" "$TMPDIR" "$T/proj" "$T/other" "$T/burst"
+echo "secret key" >"$HOME/.ssh/id_rsa"
+for i in $(seq 0 99); do echo "$i" >"$T/burst/f$i"; done
+echo "other notes" >"$T/other/notes.md"
+echo "more notes" >"$T/other/more.md"
+cd "$T/proj" || exit 1
+
+# The kernel layer grants $T readable, so what the shim refuses (a glob
+# deny) is the user's to grant; $T/outside is beyond the kernel's ruleset.
+cat >"$T/ask.policy" <<EOF
+include default
+deny read $T/other/** $T/burst/**
+EOF
+
+# session NAME COMMAND: runs COMMAND in a new tmux pane (a real terminal),
+# writing "exit=N" when it ends.
+session() {
+	"${TM[@]}" kill-session -t ask 2>/dev/null
+	"${TM[@]}" new-session -d -s ask -x 220 -y 60 \
+		"cd '$T/proj'; export HOME='$HOME' TMPDIR='$TMPDIR' XDG_CONFIG_HOME='$XDG_CONFIG_HOME'; $1; echo exit=\$?; sleep 600"
+	"${TM[@]}" set-option -t ask history-limit 5000 >/dev/null
+}
+pane() { "${TM[@]}" capture-pane -p -J -S - -t ask 2>/dev/null; }
+# wait_for PATTERN [SECS]: until the pane shows PATTERN (grep -E); 1 on timeout
+wait_for() {
+	local i
+	for i in $(seq $((${2:-10} * 10))); do
+		pane | grep -qE -- "$1" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+key() { "${TM[@]}" send-keys -t ask "$@"; }
+questions() { pane | grep -c "wants to"; }
+
+# ---- once ----
+session "$JAILRUN --ask --policy $T/ask.policy -- sh -c 'cat $T/other/notes.md; cat $T/other/notes.md'"
+wait_for "wants to READ $T/other/notes.md" && key o
+wait_for "other notes" && wait_for "wants to READ.*\[N\]o \? *$" 5
+out=$(pane)
+check "once: the question names the program, the access and the path" has "jail: cat (pid "
+check "once: it offers once, the directory, always and no" has "[o]nce  [d]irectory $T/other for this session  [a]lways (add to policy)  [N]o"
+check "once: the file was read" has "other notes"
+key n
+wait_for "exit=" 5
+out=$(pane)
+check "once: the same request later is asked again" test "$(questions)" -eq 2
+check "once: ... and no refuses it" has "cat: $T/other/notes.md: Permission denied"
+
+# ---- directory: for the session, every process of the jail ----
+session "$JAILRUN --ask --policy $T/ask.policy -- sh -c 'cat $T/other/notes.md; sh -c \"cat $T/other/more.md\"'"
+wait_for "wants to READ" && key d
+wait_for "exit=" 10
+out=$(pane)
+check "directory: the first file was read" has "other notes"
+check "directory: a second process, another file there: not asked again" has "more notes"
+check "directory: one question in all" test "$(questions)" -eq 1
+
+# ---- no, and a burst of 100 refusals: one question ----
+session "$JAILRUN --ask --policy $T/ask.policy -- python3 -c '
+import os, threading
+def one(i):
+    try: open(\"$T/burst/f%d\" % i).read(); print(\"read\", i)
+    except OSError as e: pass
+ts = [threading.Thread(target=one, args=(i,)) for i in range(100)]
+[t.start() for t in ts]; [t.join() for t in ts]
+print(\"burst done\")'"
+wait_for "wants to READ $T/burst/" && sleep 1 && key n
+wait_for "exit=" 20
+out=$(pane)
+check "burst: 100 refused opens from 100 threads made one question" test "$(questions)" -eq 1
+check "burst: no refused them all" bash -c "! grep -qE '^read [0-9]' <<<\"\$0\"" "$out"
+check "burst: the program went on" has "burst done"
+
+# ---- timeout ----
+session "$JAILRUN --ask --ask-timeout 2 --policy $T/ask.policy -- cat $T/other/notes.md"
+start=$(date +%s)
+wait_for "exit=" 15
+out=$(pane)
+check "timeout: no answer is no" has "no (no answer in time)"
+check "timeout: ... after the timeout, not before" test $(($(date +%s) - start)) -ge 2
+check "timeout: the call was refused" has "Permission denied"
+
+# ---- always: the policy file gains the rule; the next run is not asked ----
+cp "$T/ask.policy" "$T/always.policy"
+session "$JAILRUN --ask --policy $T/always.policy -- cat $T/other/notes.md"
+wait_for "wants to READ" && key a
+wait_for "exit=" 10
+out=$(pane)
+check "always: the grant is shown (the file itself: a deny on other/** outweighs a directory rule)" \
+	has "jail: added to $T/always.policy: allow read $T/other/notes.md"
+check "always: the file was read" has "other notes"
+check "always: the policy file has the rule, commented" \
+	bash -c "grep -q '^# added by jailrun --ask' '$T/always.policy' && grep -qx 'allow read $T/other/notes.md' '$T/always.policy'"
+out=$("$JAILRUN" --policy "$T/always.policy" -- cat "$T/other/notes.md" 2>&1)
+check "always: the next run (not asking) reads it" has "other notes"
+
+# ---- a credential location needs a second yes ----
+cp "$T/ask.policy" "$T/cred.policy"
+session "$JAILRUN --ask --kernel=off --policy $T/cred.policy -- cat $HOME/.ssh/id_rsa"
+wait_for "wants to READ $HOME/.ssh/id_rsa" && key a
+wait_for "is a credential location" && key n
+wait_for "exit=" 10
+out=$(pane)
+check "credential: always asks for a second confirmation, naming the rule" has "is a credential location (<default>:10: deny read ~/.ssh)"
+check "credential: without it, nothing is added" bash -c "! grep -q '.ssh' '$T/cred.policy'"
+check "credential: ... and the key was not read" lacks "secret key"
+
+# ---- the kernel layer: a grant it would ignore is not offered ----
+mkdir -p "$T/outside" && echo "beyond" >"$T/outside/x"
+printf 'include default\ndeny read %s/outside\n' "$T" >"$T/kernel.policy"
+session "$JAILRUN --ask --policy $T/kernel.policy -- cat $T/outside/x"
+wait_for "wants to READ" && sleep 0.3
+out=$(pane)
+if grep -q "Landlock ABI 0" <<<"$("$BUILD/libexec/libjail/jailctl" print 2>&1)"; then
+	skipped "kernel: the question says the kernel layer refuses it" "no Landlock here"
+else
+	check "kernel: the question says the kernel layer refuses it in this run" has "the kernel layer refuses it in this run"
+	check "kernel: ... and offers no [o]nce" lacks "[o]nce"
+fi
+key n
+wait_for "exit=" 5
+
+# ---- the jailed process cannot answer its own question ----
+cat >"$T/inject.py" <<'EOF'
+import fcntl, os, sys, termios, time
+fd = os.open("/dev/tty", os.O_RDWR)
+result = "none"
+for _ in range(30):
+    try:
+        fcntl.ioctl(fd, termios.TIOCSTI, b"o")
+        result = "typed"
+    except OSError as e:
+        result = "TIOCSTI " + os.strerror(e.errno)
+    os.write(fd, b"")
+    time.sleep(0.1)
+print("inject:", result)
+EOF
+session "$JAILRUN --ask --ask-timeout 6 --policy $T/ask.policy --log $TMPDIR/ask.log -- sh -c 'python3 $T/inject.py & cat $T/other/notes.md; wait'"
+wait_for "exit=" 20
+out=$(pane)
+check "self-answer: TIOCSTI is refused to the jail" has "inject: TIOCSTI Operation not permitted"
+check "self-answer: the question was not answered by it" has "no (no answer in time)"
+check "self-answer: the file stayed unread" lacks "other notes"
+check "log: the question is logged" grep -q '"decision":"asked"' "$TMPDIR/ask.log"
+check "log: ... and the answer" grep -q '"decision":"denied","answer":"no (no answer in time)"' "$TMPDIR/ask.log"
+
+# ---- no terminal: no, at once ----
+start=$(date +%s)
+out=$(setsid -w "$JAILRUN" --ask --policy "$T/ask.policy" --log "$TMPDIR/notty.log" -- cat "$T/other/notes.md" </dev/null 2>&1)
+check "no terminal: refused without waiting" test $(($(date +%s) - start)) -lt 5
+check "no terminal: the call failed" has "Permission denied"
+check "no terminal: logged as such" grep -q 'no terminal to ask on' "$TMPDIR/notty.log"
+
+finish
