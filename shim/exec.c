@@ -10,8 +10,9 @@
  *  2. The caller's environment is never modified: the child's is built in
  *     memory mapped for it (vfork children share the parent's memory).
  *     Variables a layer scrubs (`env scrub`) are left out of it, unless the
- *     child is the jailed command itself (JAIL_AGENT, compared on the path
- *     the exec resolved to, which is then the path executed).
+ *     child is the jailed command itself: its own file (JAIL_AGENT, compared
+ *     on the path the exec resolved to, which is then the path executed),
+ *     or the command's process replacing itself (JAIL_AGENT_SELF).
  *  3. What the preload cannot follow is refused with a message, not run:
  *     statically linked programs, setuid/setgid programs, and ELF files of
  *     another class or machine (the loader would silently skip the shim).
@@ -111,6 +112,12 @@ int jail_is_agent(const char *prog)
 	return a && prog && prog[0] == '/' && strcmp(a, prog) == 0;
 }
 
+int jail_is_agent_process(void)
+{
+	long pid = jail_config()->agent_pid;
+	return pid && pid == jail_os_getpid();
+}
+
 int jail_env_build(char *const envp[], int keep_secrets, struct jail_env *out)
 {
 	const struct jail_config *c = jail_config();
@@ -119,7 +126,7 @@ int jail_env_build(char *const envp[], int keep_secrets, struct jail_env *out)
 	for (char *const *e = src; e && *e; e++, n++)
 		if (has_name(*e, "LD_PRELOAD"))
 			preload_len += strlen(*e);
-	size_t len = (n + JAIL_MAX_FORCED + 2) * sizeof(char *) + preload_len;
+	size_t len = (n + JAIL_MAX_FORCED + 3) * sizeof(char *) + preload_len;
 	void *m = NULL;
 	char **v = (char **)(void *)out->inline_buf;
 	if (len > sizeof(out->inline_buf)) { /* a large environment: mapped (and leaked by a vfork child's exec) */
@@ -129,7 +136,7 @@ int jail_env_build(char *const envp[], int keep_secrets, struct jail_env *out)
 			return -ENOMEM;
 		v = m;
 	}
-	char *strings = (char *)(v + n + JAIL_MAX_FORCED + 2);
+	char *strings = (char *)(v + n + JAIL_MAX_FORCED + 3);
 	size_t k = 0;
 	int scrub = c->scrubs && !keep_secrets;
 	for (char *const *e = src; e && *e; e++)
@@ -143,6 +150,8 @@ int jail_env_build(char *const envp[], int keep_secrets, struct jail_env *out)
 		v[k++] = (char *)(strncmp(forced[i], JAIL_ENV_BLOB "=", sizeof(JAIL_ENV_BLOB)) == 0
 		                      ? blob_value(c, src)
 		                      : forced[i]);
+	if (keep_secrets) /* the child is the command: it keeps them across its own execs too */
+		v[k++] = (char *)JAIL_ENV_AGENT_SELF "=1";
 	v[k] = NULL;
 	out->envp = v;
 	out->map = m;

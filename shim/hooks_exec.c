@@ -48,7 +48,7 @@ static int run(int dirfd, const char *path, char *const argv[], char *const envp
 	char prog[PATH_MAX];
 	int rc = jail_check_exec(dirfd, path, flags, op, prog);
 	int agent = rc == 0 && jail_is_agent(prog);
-	if (rc || (rc = jail_env_build(envp, agent, &e)) != 0)
+	if (rc || (rc = jail_env_build(envp, agent || jail_is_agent_process(), &e)) != 0)
 		return rc;
 	if (agent && !(flags & AT_EMPTY_PATH) && strcmp(prog, path) != 0)
 		((execve_fn)jail_real(JAIL_ID_execve))(prog, argv, e.envp);

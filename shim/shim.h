@@ -44,6 +44,7 @@
 #define JAIL_ENV_ASK "JAIL_ASK"       /* ask mode: the socket of jailrun's broker, who asks the user */
 #define JAIL_ENV_PROXY "JAIL_PROXY"   /* ADDRESS:PORT of the jail's own proxy, always reachable */
 #define JAIL_ENV_AGENT "JAIL_AGENT"   /* the jailed command's canonical path: it and its re-execs keep their secrets */
+#define JAIL_ENV_AGENT_SELF "JAIL_AGENT_SELF" /* "1": this process was started as the jailed command */
 
 struct jail_config {
 	int nlayers;
@@ -67,6 +68,7 @@ struct jail_config {
 	uint8_t proxy_addr[16];
 	const char *env_proxy;
 	const char *agent;    /* JAIL_AGENT's value, or NULL */
+	long agent_pid;       /* this process's pid when it was started as the jailed command (JAIL_AGENT_SELF), else 0 */
 	const char *env_agent;
 };
 
@@ -187,9 +189,14 @@ struct jail_env {
 int jail_env_build(char *const envp[], int keep_secrets, struct jail_env *out);
 
 /* exec.c: 1 when the program at `prog` (a canonical path, as resolved) is
- * the jailed command itself, whose children keep the variables the policy
- * scrubs from everything else the jail starts. */
+ * the jailed command's own file: its re-executions keep the variables the
+ * policy scrubs from everything else the jail starts. */
 int jail_is_agent(const char *prog);
+
+/* exec.c: 1 when this process is the jailed command (started as it, and
+ * not a child forked since): an exec that replaces it (a #! script's
+ * `/usr/bin/env node`, say) is still the command. */
+int jail_is_agent_process(void);
 
 /* check.c: 1 when some layer of c scrubs the variable of this "NAME=value"
  * entry from the environments of the programs the jail starts. */

@@ -392,6 +392,9 @@ static struct jail_config *load(void)
 			c->env_proxy = arena_dup(&a, JAIL_ENV_PROXY "=", proxy);
 		}
 	}
+	const char *self = env(JAIL_ENV_AGENT_SELF);
+	if (self && strcmp(self, "1") == 0)
+		c->agent_pid = jail_os_getpid(); /* a forked child has another pid: it is not the command */
 	const char *agent = env(JAIL_ENV_AGENT);
 	if (agent && agent[0] == '/') {
 		c->agent = arena_dup(&a, agent, NULL);

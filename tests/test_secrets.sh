@@ -117,6 +117,21 @@ run -- ./agent.sh
 check "the command re-executing itself keeps its secrets" all_secrets
 run -- ./agent-link
 check "started through a symlink, it is still itself" all_secrets
+# a #! script run through /usr/bin/env (as npm installs agent CLIs): env
+# starts the interpreter in the command's own process, which stays the command
+cat >"$T/proj/agent.py" <<'EOF'
+#!/usr/bin/env python3
+import os, subprocess
+print("self:", os.environ.get("OPENAI_API_KEY"), flush=True)
+subprocess.run(["sh", "-c", "echo child: $OPENAI_API_KEY."])
+os.execv("/bin/sh", ["sh", "-c", "echo replaced: $OPENAI_API_KEY"])
+EOF
+chmod +x "$T/proj/agent.py"
+run -- ./agent.py
+check "#!/usr/bin/env script: the command keeps its key" has "self: $OPENAI_API_KEY"
+check "#!/usr/bin/env script: ... its child does not" has "child: ."
+check "#!/usr/bin/env script: replacing itself (exec, no fork) it keeps it" has "replaced: $OPENAI_API_KEY"
+
 cat >"$T/proj/other.sh" <<'EOF'
 #!/bin/bash
 env
