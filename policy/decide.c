@@ -534,8 +534,9 @@ const char *jail_reason_name(enum jail_reason r)
 	case JAIL_TOO_COMPLEX: return "match too complex";
 	case JAIL_BAD_PATH: return "not an absolute path";
 	case JAIL_NET_LOOPBACK: return "loopback, reachable when no rule denies it";
-	case JAIL_NET_LOCAL: return "the local network (private, link-local or multicast), reachable only by a rule";
+	case JAIL_NET_LOCAL: return "the local network (private, link-local or multicast), reachable only by a rule that names it";
 	case JAIL_NET_OPEN: return "no net allow rule: the network is open";
+	case JAIL_NET_BAD_NAME: return "not a host name: letters, digits, '-', '_' and '.' only";
 	}
 	return "?";
 }

@@ -16,8 +16,9 @@
  *     NAT64 prefix 64:ff9b::/96 as the IPv4 address it carries, so no
  *     spelling of an address reaches it past a rule on another spelling.
  *  3. The local network (RFC 1918, link-local, shared, unique-local,
- *     multicast, broadcast) is not reachable by default: only a rule that
- *     names it, or a name allowed by a rule that resolved to it, reaches it
+ *     multicast, broadcast, local-use NAT64) is not reachable by default:
+ *     only a rule that names it (not `*`), or a name allowed by a rule
+ *     that resolved to it, reaches it
  *     (and, with no `net allow`, a name server at port 53). Loopback is
  *     reachable by default, except under `net none`.
  */
@@ -57,6 +58,7 @@ static const struct range local_ranges[] = {
     {{0xfc}, 7},                                                              /* unique-local */
     {{0xfe, 0x80}, 10},                                                       /* link-local */
     {{0xff}, 8},                                                              /* multicast */
+    {{0, 0x64, 0xff, 0x9b, 0, 1}, 48}, /* local-use NAT64 (RFC 8215): what it reaches is the network's own */
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -85,7 +87,7 @@ static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0};
 /* The address as rules see it (invariant 2). */
 static void canonical_addr(const uint8_t in[16], uint8_t out[16])
 {
-	memcpy(out, in, 16);
+	memmove(out, in, 16);
 	if (memcmp(in, nat64, 12) == 0) {
 		memset(out, 0, 10);
 		out[10] = out[11] = 0xff;
@@ -342,6 +344,8 @@ static int parse_cidr(const char *s, size_t n, struct jail_bxrule *r, const char
 		masked[b / 8] &= (uint8_t) ~(0x80u >> (b % 8));
 	if (memcmp(masked, r->addr, 16) != 0)
 		return *why = "the address has bits set past its prefix length", -1;
+	if (bits >= 96 && memcmp(r->addr, nat64, 12) == 0)
+		canonical_addr(r->addr, r->addr); /* a rule in NAT64 form names the IPv4 addresses, as connections do */
 	r->host = JAIL_HOST_ADDR;
 	r->prefix = (uint8_t)bits;
 	return 0;
@@ -572,7 +576,10 @@ static struct jail_decision by_addr(const struct jail_policy *p, const uint8_t a
 	return d;
 }
 
-/* Lower-cases name without its root dot into buf; its length, or -1. */
+/* Lower-cases name without its root dot into buf; its length, or -1 for
+ * what is not a host name: only letters, digits, '-', '_' and '.' are,
+ * since the resolver decodes escapes ("s\101cret" is "secret") that a
+ * comparison as text would miss. */
 static long fold_name(const char *name, char *buf, size_t bufsz)
 {
 	size_t n = 0;
@@ -580,6 +587,8 @@ static long fold_name(const char *name, char *buf, size_t bufsz)
 		if (n + 1 >= bufsz)
 			return -1;
 		char c = name[n];
+		if (!name_char(c) && c != '.')
+			return -1;
 		buf[n] = (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
 	}
 	if (n && buf[n - 1] == '.')
@@ -605,7 +614,8 @@ struct jail_decision jail_decide_connect(const struct jail_policy *p, const uint
 			return d;
 	}
 	d = by_addr(p, a, (int)port, 1);
-	if (d.rule >= 0)
+	int local = in_ranges(a, local_ranges, NELEM(local_ranges));
+	if (d.rule >= 0 && !(local && d.verdict == JAIL_ALLOW)) /* `*` does not name the local network */
 		return d;
 	enum jail_net_mode m = jail_policy_net(p);
 	if (in_ranges(a, loopback_ranges, NELEM(loopback_ranges))) {
@@ -614,7 +624,7 @@ struct jail_decision jail_decide_connect(const struct jail_policy *p, const uint
 	}
 	/* a name server on the local network (a router's, a cloud's) keeps
 	 * answering programs with resolvers of their own, when the network is open */
-	if (in_ranges(a, local_ranges, NELEM(local_ranges)))
+	if (local)
 		return m == JAIL_NET_MODE_OPEN && port == 53 ? (struct jail_decision){JAIL_ALLOW, JAIL_NET_OPEN, -1, 0}
 		                                              : (struct jail_decision){JAIL_DENY, JAIL_NET_LOCAL, -1, 0};
 	if (m == JAIL_NET_MODE_OPEN)
@@ -632,7 +642,7 @@ struct jail_decision jail_decide_resolve(const struct jail_policy *p, const char
 	char folded[256];
 	long fl = fold_name(name, folded, sizeof(folded));
 	if (fl < 0)
-		return (struct jail_decision){JAIL_DENY, JAIL_BAD_PATH, -1, 0};
+		return (struct jail_decision){JAIL_DENY, JAIL_NET_BAD_NAME, -1, 0};
 	struct jail_decision d = by_name(p, folded, (size_t)fl, -1);
 	if (d.rule >= 0)
 		return d;
@@ -667,6 +677,16 @@ struct jail_decision jail_decide_name(const struct jail_policy *p, const char *n
 	if (jail_policy_net(p) == JAIL_NET_MODE_OPEN)
 		return (struct jail_decision){JAIL_ALLOW, JAIL_NET_OPEN, -1, 0};
 	return none();
+}
+
+int jail_policy_has_net_rules(const struct jail_policy *p)
+{
+	uint32_t n;
+	const struct jail_blob_xrule *x = xr(p, &n);
+	for (uint32_t i = 0; i < n; i++)
+		if (x[i].kind == JAIL_X_NET)
+			return 1;
+	return 0;
 }
 
 int jail_net_ports(const struct jail_policy *p, uint16_t *ports, size_t max)

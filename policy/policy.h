@@ -50,6 +50,7 @@ enum jail_reason {
 	JAIL_NET_LOOPBACK,   /* no rule: loopback is reachable (not under `net none`, nor its DNS port under an allowlist) */
 	JAIL_NET_LOCAL,      /* no rule: a private, link-local or local-network address: deny */
 	JAIL_NET_OPEN,       /* no net allow in the policy: the network is open */
+	JAIL_NET_BAD_NAME,   /* not a host name (what a resolver would decode, say): deny */
 };
 
 enum jail_mode {
@@ -212,6 +213,9 @@ struct jail_decision jail_decide_resolve(const struct jail_policy *p, const char
 struct jail_decision jail_decide_name(const struct jail_policy *p, const char *name, unsigned port);
 
 enum jail_net_mode jail_policy_net(const struct jail_policy *p);
+
+/* 1 when the policy has a `net` rule. */
+int jail_policy_has_net_rules(const struct jail_policy *p);
 
 /* The TCP ports a kernel layer can bound connections to for this policy:
  * the ports its `net allow` rules name (into ports, at most max). -1 when

@@ -132,33 +132,63 @@ static void reply(int fd, const char *status, const char *body)
 		write_all(fd, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
-/* Copies both ways until both sides are done. */
+#define IDLE_SECS 900 /* a tunnel silent both ways this long is closed */
+
+struct half {
+	int from, to;
+	_Atomic long long *last; /* when either direction last moved a byte */
+};
+
+static long long seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec;
+}
+
+/* One direction, until its end closes, an error, or IDLE_SECS in which
+ * neither direction moved (checked each minute); then the other side
+ * learns it (shutdown). */
+static void *copy_half(void *arg)
+{
+	struct half *h = arg;
+	char buf[65536];
+	for (;;) {
+		ssize_t r = recv(h->from, buf, sizeof(buf), 0);
+		if (r < 0 && (errno == EINTR || ((errno == EAGAIN || errno == EWOULDBLOCK) &&
+		                                 seconds() - atomic_load(h->last) < IDLE_SECS)))
+			continue;
+		if (r <= 0 || write_all(h->to, buf, (size_t)r) != 0)
+			break;
+		atomic_store(h->last, seconds());
+	}
+	shutdown(h->to, SHUT_WR);
+	shutdown(h->from, SHUT_RD);
+	return NULL;
+}
+
+/* Copies both ways, one thread per direction (so neither side's full
+ * buffer can stall the other), until both are done. */
 static void relay(int a, int b)
 {
-	struct pollfd p[2] = {{.fd = a, .events = POLLIN}, {.fd = b, .events = POLLIN}};
-	int open_[2] = {1, 1};
-	char buf[65536];
-	while (open_[0] || open_[1]) {
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return;
-		}
-		for (int i = 0; i < 2; i++) {
-			if (!open_[i] || !(p[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			ssize_t r = recv(p[i].fd, buf, sizeof(buf), 0);
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0 || write_all(p[1 - i].fd, buf, (size_t)r) != 0) {
-				open_[i] = 0;
-				p[i].fd = -1;
-				shutdown(i == 0 ? b : a, SHUT_WR);
-				if (r < 0)
-					return;
-			}
-		}
+	struct timeval minute = {.tv_sec = 60}, idle = {.tv_sec = IDLE_SECS};
+	setsockopt(a, SOL_SOCKET, SO_RCVTIMEO, &minute, sizeof(minute));
+	setsockopt(b, SOL_SOCKET, SO_RCVTIMEO, &minute, sizeof(minute));
+	setsockopt(a, SOL_SOCKET, SO_SNDTIMEO, &idle, sizeof(idle));
+	setsockopt(b, SOL_SOCKET, SO_SNDTIMEO, &idle, sizeof(idle));
+	_Atomic long long last = seconds();
+	struct half up = {a, b, &last}, down = {b, a, &last};
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 128 * 1024);
+	if (pthread_create(&t, &attr, copy_half, &down) != 0) {
+		pthread_attr_destroy(&attr);
+		return;
 	}
+	pthread_attr_destroy(&attr);
+	copy_half(&up);
+	pthread_join(t, NULL);
 }
 
 /* host[:port] or [v6][:port] into host and *port (default dflt). */
@@ -277,10 +307,12 @@ static int open_upstream(int client, const char *host, unsigned port)
 	return s;
 }
 
-/* A header line to drop when forwarding plain HTTP (we add our own Connection). */
+/* A header line to drop when forwarding plain HTTP: hop-by-hop ones (we
+ * add our own Connection) and Host (we send the host that was decided). */
 static int hop_header(const char *line, size_t n)
 {
-	static const char *const drop[] = {"connection:", "proxy-connection:", "proxy-authorization:", "keep-alive:"};
+	static const char *const drop[] = {"connection:", "proxy-connection:", "proxy-authorization:", "keep-alive:",
+	                                   "host:"};
 	for (size_t i = 0; i < sizeof(drop) / sizeof(drop[0]); i++)
 		if (n >= strlen(drop[i]) && strncasecmp(line, drop[i], strlen(drop[i])) == 0)
 			return 1;
@@ -339,7 +371,7 @@ static void serve(int c)
 		return;
 	}
 	char *authority = target + 7, *path = strchr(authority, '/');
-	char pathbuf[4096];
+	char pathbuf[4096], hostline[600];
 	snprintf(pathbuf, sizeof(pathbuf), "%s", path ? path : "/");
 	if (path)
 		*path = '\0';
@@ -347,12 +379,13 @@ static void serve(int c)
 		reply(c, "400 Bad Request", "jail-netproxy: bad host in the URL\n");
 		return;
 	}
+	snprintf(hostline, sizeof(hostline), strchr(host, ':') ? "Host: [%s]:%u\r\n" : "Host: %s:%u\r\n", host, port);
 	int u = open_upstream(c, host, port);
 	if (u < 0)
 		return;
 	/* origin-form request line, the headers but hop-by-hop ones, then ours */
 	char out[HEAD_MAX + 4200];
-	size_t o = (size_t)snprintf(out, sizeof(out), "%s %s %s\r\n", method, pathbuf, version);
+	size_t o = (size_t)snprintf(out, sizeof(out), "%s %s %s\r\n%s", method, pathbuf, version, hostline);
 	for (char *l = line_end + 2; l < end;) {
 		char *e = strstr(l, "\r\n");
 		size_t ln = (size_t)(e - l);
@@ -436,6 +469,8 @@ int main(int argc, char **argv)
 	for (;;) {
 		int c = accept4(s, NULL, NULL, SOCK_CLOEXEC);
 		if (c < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				usleep(100000); /* out of descriptors: let connections end */
 			if (errno == EINTR || errno == ECONNABORTED || errno == EMFILE || errno == ENFILE)
 				continue;
 			return 1;

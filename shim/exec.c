@@ -45,10 +45,20 @@ static int has_name(const char *entry, const char *name)
 	return strncmp(entry, name, n) == 0 && entry[n] == '=';
 }
 
-/* The jail's variables replace the caller's; LD_PRELOAD is rebuilt. */
+/* The jail's variables replace the caller's; LD_PRELOAD is rebuilt. Under
+ * net rules, the resolver's search and alias variables are dropped: they
+ * would make a lookup of an allowed name return another name's addresses,
+ * remembered as the allowed one's. */
 static int replaced(const char *e)
 {
-	return has_name(e, "LD_PRELOAD") || has_name(e, "UV_USE_IO_URING") || strncmp(e, "JAIL_", 5) == 0;
+	return has_name(e, "LD_PRELOAD") || has_name(e, "UV_USE_IO_URING") || strncmp(e, "JAIL_", 5) == 0 ||
+	       (jail_config()->net_rules && jail_resolver_var(e, strcspn(e, "=")));
+}
+
+int jail_resolver_var(const char *name, size_t n)
+{
+	return (n == 11 && strncmp(name, "LOCALDOMAIN", 11) == 0) || (n == 11 && strncmp(name, "RES_OPTIONS", 11) == 0) ||
+	       (n == 11 && strncmp(name, "HOSTALIASES", 11) == 0);
 }
 
 /* The caller may append layers: "OWN:more" keeps; anything else is ours. */

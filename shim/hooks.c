@@ -93,16 +93,6 @@ static int jail_mode_writes(const char *m)
 	return m && (m[0] == 'w' || m[0] == 'a' || strchr(m, '+'));
 }
 
-static int jail_check_mmsg(const struct mmsghdr *v, unsigned int n, const char *op)
-{
-	for (unsigned int i = 0; v && i < n; i++) {
-		int rc = jail_check_sockaddr(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, 0, op);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
 /* resolver flags for the table's rows */
 #define NOF JAIL_RES_NOFOLLOW
 #define AT(f) ((((f) & AT_SYMLINK_NOFOLLOW) ? NOF : 0u) | (((f) & AT_EMPTY_PATH) ? JAIL_RES_EMPTY_PATH : 0u))
@@ -112,10 +102,7 @@ static int jail_check_mmsg(const struct mmsghdr *v, unsigned int n, const char *
 #define PF(d, p, a, rf) (jail_launder(p) ? P(d, p, a, rf) : F(d, a))
 #define REFUSE(p, why) jail_refuse(jail_op, (p) ? (p) : "", (why))
 #define MODE_ACCESS(m) (jail_mode_writes(m) ? JAIL_WRITE : JAIL_READ)
-#define MMSG(v, n) jail_check_mmsg((v), (n), jail_op)
 #define MV(da, a, db, b, f) jail_check_rename((da), (a), (db), (b), (f), jail_op)
-#define UNIX(sa, n, rf) jail_check_unix((sa), (unsigned)(n), (rf), jail_op)
-#define SOCKADDR(sa, n, rf) jail_check_sockaddr((sa), (unsigned)(n), (rf), jail_op)
 
 /* A missing real symbol (an older libc) is ENOSYS, never a call through NULL. */
 #define JAIL_HOOK(ret, name, params, args, fail, check)                                                        \

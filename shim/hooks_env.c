@@ -23,6 +23,12 @@ static int is_jail_var(const char *name, size_t n)
 	return (n == 10 && strncmp(name, "LD_PRELOAD", 10) == 0) || (n > 5 && strncmp(name, "JAIL_", 5) == 0);
 }
 
+/* Under net rules the resolver's variables cannot be set (exec.c). */
+static int resolver_locked(const char *name, size_t n)
+{
+	return jail_config()->net_rules && jail_resolver_var(name, n);
+}
+
 typedef int (*setenv_fn)(const char *, const char *, int);
 
 /* LD_PRELOAD=VALUE: kept with the shim first. */
@@ -53,6 +59,8 @@ static int extends_blob(const char *value)
 
 JAIL_EXPORT int setenv(const char *name, const char *value, int overwrite)
 {
+	if (jail_launder(name) && resolver_locked(name, strlen(name)))
+		return 0;
 	if (jail_launder(name) && is_jail_var(name, strlen(name))) {
 		if (strcmp(name, JAIL_ENV_BLOB) == 0 && extends_blob(value))
 			return ((setenv_fn)jail_real(JAIL_ID_setenv))(name, value, overwrite);
@@ -73,6 +81,8 @@ JAIL_EXPORT int putenv(char *string)
 	const char *s = jail_launder(string);
 	const char *eq = s ? strchr(s, '=') : NULL;
 	size_t n = eq ? (size_t)(eq - s) : (s ? strlen(s) : 0);
+	if (s && resolver_locked(s, n))
+		return 0;
 	if (s && is_jail_var(s, n)) {
 		if (eq && n == strlen(JAIL_ENV_BLOB) && strncmp(s, JAIL_ENV_BLOB, n) == 0 && extends_blob(eq + 1))
 			return ((int (*)(char *))jail_real(JAIL_ID_putenv))(string);

@@ -1,5 +1,12 @@
 /*
- * hooks_net.c — name resolution: a name the policy does not let resolve
+ * hooks_net.c — sockets and name resolution.
+ *
+ * connect, bind, sendto, sendmsg and sendmmsg copy the caller's address
+ * first, decide the copy (net.c; a path socket as a file, check.c) and pass
+ * the copy to the real call: another thread changing the caller's memory
+ * in between changes nothing.
+ *
+ * Name resolution: a name the policy does not let resolve
  * fails as an unknown host (EAI_NONAME, HOST_NOT_FOUND), with a "jail:
  * denied resolve NAME" report; the addresses an allowed name resolves to
  * are remembered with it (net.c), for connect to decide by the name.
@@ -9,10 +16,12 @@
  */
 #define _GNU_SOURCE
 #include "shim.h"
+#include "os.h"
 
 #include <errno.h>
 #include <netdb.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 
 typedef int (*gai_fn)(const char *, const char *, const struct addrinfo *, struct addrinfo **);
@@ -25,7 +34,15 @@ JAIL_EXPORT int getaddrinfo(const char *node, const char *service, const struct 
                             struct addrinfo **res)
 {
 	int e = errno;
-	if (jail_check_resolve(jail_launder(node), "getaddrinfo") != 0) {
+	char name[1025]; /* decided and resolved: one copy of the caller's name */
+	if (jail_launder(node)) {
+		size_t n = strnlen(node, sizeof(name));
+		if (n == sizeof(name))
+			return EAI_NONAME;
+		memcpy(name, node, n + 1);
+		node = name;
+	}
+	if (jail_check_resolve(node, "getaddrinfo") != 0) {
 		errno = e;
 		return EAI_NONAME;
 	}
@@ -103,4 +120,128 @@ JAIL_EXPORT int gethostbyname2_r(const char *name, int af, struct hostent *ret, 
 	if (rc == 0 && result)
 		remember_host(name, *result);
 	return rc;
+}
+
+/* ---- sockets: decide a copy of the address, pass the copy on ---- */
+
+typedef int (*connect_fn)(int, const struct sockaddr *, socklen_t);
+typedef ssize_t (*sendto_fn)(int, const void *, size_t, int, const struct sockaddr *, socklen_t);
+typedef ssize_t (*sendmsg_fn)(int, const struct msghdr *, int);
+typedef int (*sendmmsg_fn)(int, struct mmsghdr *, unsigned int, int);
+
+static int fail(int rc)
+{
+	errno = -rc;
+	return -1;
+}
+
+JAIL_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t n)
+{
+	struct sockaddr_storage copy;
+	int rc = jail_sockaddr_copy(jail_launder(sa), n, &copy);
+	if (rc == 0 && sa)
+		rc = jail_check_sockaddr(&copy, n, 0, 0, "connect") ?: jail_check_kernel_port(fd, &copy, n, "connect");
+	if (rc)
+		return fail(rc);
+	return ((connect_fn)jail_real(JAIL_ID_connect))(fd, sa ? (const struct sockaddr *)&copy : NULL, n);
+}
+
+JAIL_EXPORT int bind(int fd, const struct sockaddr *sa, socklen_t n)
+{
+	struct sockaddr_storage copy;
+	int rc = jail_sockaddr_copy(jail_launder(sa), n, &copy);
+	if (rc == 0 && sa)
+		rc = jail_check_unix(&copy, n, JAIL_RES_NOFOLLOW, "bind"); /* binding a path creates it */
+	if (rc)
+		return fail(rc);
+	return ((connect_fn)jail_real(JAIL_ID_bind))(fd, sa ? (const struct sockaddr *)&copy : NULL, n);
+}
+
+JAIL_EXPORT ssize_t sendto(int fd, const void *b, size_t l, int f, const struct sockaddr *sa, socklen_t n)
+{
+	struct sockaddr_storage copy;
+	int rc = jail_sockaddr_copy(jail_launder(sa), n, &copy);
+	if (rc == 0 && sa)
+		rc = jail_check_sockaddr(&copy, n, 0, 1, "sendto");
+	if (rc)
+		return fail(rc);
+	return ((sendto_fn)jail_real(JAIL_ID_sendto))(fd, b, l, f, sa ? (const struct sockaddr *)&copy : NULL, n);
+}
+
+JAIL_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int f)
+{
+	struct sockaddr_storage copy;
+	struct msghdr mine;
+	if (!jail_launder(m))
+		return ((sendmsg_fn)jail_real(JAIL_ID_sendmsg))(fd, m, f); /* the kernel's EFAULT */
+	mine = *m;
+	int rc = jail_sockaddr_copy(mine.msg_name, mine.msg_namelen, &copy);
+	if (rc == 0 && mine.msg_name) {
+		mine.msg_name = &copy;
+		rc = jail_check_sockaddr(&copy, mine.msg_namelen, 0, 1, "sendmsg");
+	}
+	if (rc)
+		return fail(rc);
+	return ((sendmsg_fn)jail_real(JAIL_ID_sendmsg))(fd, &mine, f);
+}
+
+/* sendmmsg: each message's address copied and decided; the kernel's counts
+ * (msg_len) go back into the caller's array. A few on the stack, more in a
+ * mapping (at most 1024: all the kernel sends in one call). */
+JAIL_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int f)
+{
+	struct entry {
+		struct mmsghdr h;
+		struct sockaddr_storage a;
+	} local[4], *e = local;
+	size_t len = 0;
+	if (!jail_launder(v) || n == 0)
+		return ((sendmmsg_fn)jail_real(JAIL_ID_sendmmsg))(fd, v, n, f);
+	if (n > 1024)
+		n = 1024;
+	if (n > 4) {
+		len = ((size_t)n * sizeof(*e) + 4095) & ~(size_t)4095;
+		void *m = jail_os_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return fail(-ENOMEM);
+		e = m;
+	}
+	int rc = 0;
+	for (unsigned int i = 0; rc == 0 && i < n; i++) {
+		e[i].h = v[i];
+		rc = jail_sockaddr_copy(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, &e[i].a);
+		if (rc == 0 && e[i].h.msg_hdr.msg_name) {
+			e[i].h.msg_hdr.msg_name = &e[i].a;
+			rc = jail_check_sockaddr(&e[i].a, e[i].h.msg_hdr.msg_namelen, 0, 1, "sendmmsg");
+		}
+	}
+	int sent = -1, err = 0;
+	if (rc == 0) {
+		struct mmsghdr packed[4], *p = n > 4 ? NULL : packed;
+		size_t plen = 0;
+		if (!p) { /* the kernel wants the headers contiguous */
+			plen = ((size_t)n * sizeof(*p) + 4095) & ~(size_t)4095;
+			void *m = jail_os_mmap(NULL, plen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (m == MAP_FAILED)
+				rc = -ENOMEM;
+			else
+				p = m;
+		}
+		if (p) {
+			for (unsigned int i = 0; i < n; i++)
+				p[i] = e[i].h;
+			sent = ((sendmmsg_fn)jail_real(JAIL_ID_sendmmsg))(fd, p, n, f);
+			err = errno;
+			for (int i = 0; i < sent; i++)
+				v[i].msg_len = p[i].msg_len;
+			if (plen)
+				jail_os_munmap(p, plen);
+		}
+	}
+	if (len)
+		jail_os_munmap(e, len);
+	if (rc)
+		return fail(rc);
+	errno = err ? err : errno;
+	return sent;
 }

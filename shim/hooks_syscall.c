@@ -27,14 +27,14 @@
 #define P(d, p, acc, rf) jail_check_path((d), (p), (acc), (rf), "syscall", NULL)
 #define F(fd, acc) jail_check_fd((fd), (acc), "syscall")
 #define UNIX(sa, n, rf) jail_check_unix((sa), (n), (rf), "syscall")
-#define SOCKADDR(sa, n, rf) jail_check_sockaddr((sa), (n), (rf), "syscall")
+#define SOCKADDR(sa, n, rf) jail_check_sockaddr((sa), (n), (rf), 1, "syscall")
 #define MV(da, a, db, b, f) jail_check_rename((da), (a), (db), (b), (f), "syscall")
 #define REFUSE(why) jail_refuse("syscall", "", (why))
 
 static int MMSG(const struct mmsghdr *v, unsigned int n)
 {
-	for (unsigned int i = 0; v && i < n; i++) {
-		int rc = jail_check_unix(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, 0, "syscall");
+	for (unsigned int i = 0; v && i < n && i < 1024; i++) { /* the kernel sends at most 1024 */
+		int rc = jail_check_sockaddr(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, 0, 1, "syscall");
 		if (rc)
 			return rc;
 	}

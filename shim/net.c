@@ -66,11 +66,17 @@ void jail_net_remember(const char *name, const struct sockaddr *sa)
 	unsigned port;
 	if (n >= NAME_MAX_LEN || !sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
 		return;
+	uint8_t a[16];
+	to16(sa, a, &port);
+	for (unsigned i = 0; i < NAMES; i++) /* once per name and address (not per socket type) */
+		if (atomic_load(&names[i].seq) && !(atomic_load(&names[i].seq) & 1) && memcmp(names[i].addr, a, 16) == 0 &&
+		    strncmp(names[i].name, name, NAME_MAX_LEN) == 0)
+			return;
 	struct slot *s = &names[atomic_fetch_add(&next_slot, 1) % NAMES];
 	unsigned seq = atomic_load(&s->seq);
 	if ((seq & 1) || !atomic_compare_exchange_strong(&s->seq, &seq, seq + 1))
 		return; /* another writer has it: this name is not remembered (fails closed) */
-	to16(sa, s->addr, &port);
+	memcpy(s->addr, a, 16);
 	memcpy(s->name, name, n + 1);
 	atomic_store(&s->seq, seq + 2);
 }
@@ -87,6 +93,7 @@ static int for_names(const uint8_t addr[16], int (*fn)(const char *name, void *c
 		char copy[NAME_MAX_LEN];
 		memcpy(copy, s->name, sizeof(copy));
 		copy[NAME_MAX_LEN - 1] = '\0';
+		atomic_thread_fence(memory_order_acquire); /* the copy before the second look */
 		if (atomic_load(&s->seq) != seq || memcmp(s->addr, addr, 16) != 0)
 			continue;
 		int rc = fn(copy, ctx);
@@ -145,18 +152,38 @@ static int is_proxy(const struct jail_config *c, const uint8_t a[16], unsigned p
 	return c->proxy_port && port == c->proxy_port && memcmp(a, c->proxy_addr, 16) == 0;
 }
 
-int jail_check_inet(const void *addr, unsigned len, const char *op)
+/* The internet address the kernel will use, as IPv6 and a port: 1, or 0
+ * when there is none. The kernel takes an IPv6 address from 24 bytes on
+ * (RFC 2133's size), and a datagram's AF_UNSPEC address as IPv4. */
+static int inet_of(const struct sockaddr *sa, unsigned len, int sending, uint8_t a[16], unsigned *port)
 {
-	const struct sockaddr *sa = addr;
+	if (!sa || len < sizeof(sa_family_t))
+		return 0;
+	if ((sa->sa_family == AF_INET || (sending && sa->sa_family == AF_UNSPEC)) &&
+	    len >= sizeof(struct sockaddr_in)) {
+		struct sockaddr_in in;
+		memcpy(&in, sa, sizeof(in));
+		in.sin_family = AF_INET;
+		to16((const struct sockaddr *)&in, a, port);
+		return 1;
+	}
+	if (sa->sa_family == AF_INET6 && len >= 24) {
+		struct sockaddr_in6 in6;
+		memset(&in6, 0, sizeof(in6));
+		memcpy(&in6, sa, len < sizeof(in6) ? len : sizeof(in6));
+		to16((const struct sockaddr *)&in6, a, port);
+		return 1;
+	}
+	return 0; /* not an internet address, or one the kernel refuses (EINVAL) */
+}
+
+int jail_check_inet(const void *addr, unsigned len, int sending, const char *op)
+{
 	const struct jail_config *c = jail_config();
 	uint8_t a[16];
 	unsigned port;
-	if (!sa || len < sizeof(sa_family_t))
+	if (!inet_of(addr, len, sending, a, &port))
 		return 0;
-	if ((sa->sa_family == AF_INET && len < sizeof(struct sockaddr_in)) ||
-	    (sa->sa_family == AF_INET6 && len < sizeof(struct sockaddr_in6)))
-		return 0; /* the kernel answers EINVAL */
-	to16(sa, a, &port);
 	if (is_proxy(c, a, port))
 		return 0;
 	for (int i = 0; i < c->nlayers; i++) {
@@ -185,15 +212,12 @@ int jail_check_inet(const void *addr, unsigned len, const char *op)
 
 int jail_check_kernel_port(int fd, const void *addr, unsigned len, const char *op)
 {
-	const struct sockaddr *sa = addr;
 	const struct jail_config *c = jail_config();
 	uint8_t a[16];
 	unsigned port;
 	uint16_t ports[JAIL_NET_MAX_PORTS];
-	if (c->kernel_abi < 4 || !sa || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6) ||
-	    len < (sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6)))
+	if (c->kernel_abi < 4 || !inet_of(addr, len, 0, a, &port))
 		return 0;
-	to16(sa, a, &port);
 	if (is_proxy(c, a, port))
 		return 0;
 	for (int i = 0; i < c->nlayers; i++) {
@@ -217,15 +241,24 @@ int jail_check_kernel_port(int fd, const void *addr, unsigned len, const char *o
 	return 0;
 }
 
-int jail_check_sockaddr(const void *addr, unsigned len, unsigned rflags, const char *op)
+int jail_check_sockaddr(const void *addr, unsigned len, unsigned rflags, int sending, const char *op)
 {
 	const struct sockaddr *sa = addr;
 	if (!sa || len < sizeof(sa_family_t))
 		return 0;
 	if (sa->sa_family == AF_UNIX)
 		return jail_check_unix(addr, len, rflags, op);
-	if (sa->sa_family == AF_INET || sa->sa_family == AF_INET6)
-		return jail_check_inet(addr, len, op);
+	return jail_check_inet(addr, len, sending, op);
+}
+
+int jail_sockaddr_copy(const void *addr, unsigned len, struct sockaddr_storage *copy)
+{
+	if (!addr)
+		return 0;
+	if (len > sizeof(*copy))
+		return -EINVAL; /* what the kernel answers */
+	memset(copy, 0, sizeof(*copy));
+	memcpy(copy, addr, len);
 	return 0;
 }
 

@@ -62,6 +62,7 @@ struct jail_config {
 	const char *blob_list; /* the value of JAIL_BLOB, for the nesting check */
 	const char *shim_path;
 	int scrubs;           /* some layer has an `env scrub` rule */
+	int net_rules;        /* some layer has a `net` rule: the resolver's variables are the jail's */
 	const char *ask_path; /* JAIL_ASK: the broker's socket (ask mode), or NULL */
 	const char *env_ask;
 	unsigned proxy_port;  /* JAIL_PROXY: the jail's own proxy (0: none) */
@@ -90,8 +91,14 @@ int jail_check_unix(const void *addr, unsigned len, unsigned rflags, const char 
 /* net.c: a socket address: a path socket as jail_check_unix; an IPv4 or
  * IPv6 address by every layer's net rules (and the names it was resolved
  * from); anything else 0. */
-int jail_check_sockaddr(const void *addr, unsigned len, unsigned rflags, const char *op);
-int jail_check_inet(const void *addr, unsigned len, const char *op);
+int jail_check_sockaddr(const void *addr, unsigned len, unsigned rflags, int sending, const char *op);
+int jail_check_inet(const void *addr, unsigned len, int sending, const char *op);
+
+/* net.c: a socket address copied into *copy (zero-filled), so that what is
+ * decided is what the real call gets (another thread may change the
+ * caller's memory in between). 0, or -EINVAL when longer than any address. */
+struct sockaddr_storage;
+int jail_sockaddr_copy(const void *addr, unsigned len, struct sockaddr_storage *copy);
 
 /* net.c: a TCP connect the kernel layer will refuse (its port bound, see
  * landlock_linux.c), refused here first with a message; 0 otherwise. */
@@ -206,6 +213,11 @@ int jail_env_scrubbed_by(const struct jail_config *c, const char *entry);
  * and writev) is refused in a jail that scrubs the environment: the
  * jailed command's secrets are there. 0 or -EACCES. */
 int jail_check_peer(long pid, const char *op);
+
+/* exec.c: LOCALDOMAIN, RES_OPTIONS or HOSTALIASES (n: the name's length):
+ * the resolver's variables, which a jail with net rules does not pass on
+ * nor let be set. */
+int jail_resolver_var(const char *name, size_t n);
 
 /* exec.c: the "NAME=value" strings every child gets (LD_PRELOAD aside),
  * in one list for the exec hooks and clearenv alike. */

@@ -400,8 +400,10 @@ static struct jail_config *load(void)
 		c->agent = arena_dup(&a, agent, NULL);
 		c->env_agent = arena_dup(&a, JAIL_ENV_AGENT "=", agent);
 	}
-	for (int i = 0; i < c->nlayers; i++)
+	for (int i = 0; i < c->nlayers; i++) {
 		c->scrubs |= jail_policy_scrubs(c->layer[i]);
+		c->net_rules |= jail_policy_has_net_rules(c->layer[i]);
+	}
 	mprotect(m, ARENA_SIZE, PROT_READ);
 	/* A process that holds what the jail scrubs (the jailed command) keeps
 	 * it from its own children's reach: they run as the same user. Not

@@ -101,7 +101,14 @@ static const struct crow crows[] = {
 	{"net none\nnet allow 127.0.0.1:8080\n", "127.0.0.1", 8080, NULL, OK, BY, 2},
 	{"net none\nnet allow api.example.com\n", "93.184.216.34", 443, "api.example.com", OK, BY, 2},
 	/* catch-alls */
-	{"net allow *\n", "10.0.0.1", 80, NULL, OK, BY, 1},
+	{"net allow *\n", "10.0.0.1", 80, NULL, NO, LOC, 0},        /* `*` does not name the local network */
+	{"net allow *\n", "169.254.169.254", 80, NULL, NO, LOC, 0},
+	{"net allow *\nnet allow private\n", "10.0.0.1", 80, NULL, OK, BY, 2},
+	{"net allow *\n", "93.184.216.34", 80, NULL, OK, BY, 1},
+	{"net deny *\n", "10.0.0.1", 80, NULL, NO, BY, 1},         /* a catch-all deny reaches everything */
+	/* NAT64: a rule written in that form names the IPv4 addresses; local-use NAT64 is local */
+	{"net allow [64:ff9b::a9fe:a9fe]\n", "169.254.169.254", 80, NULL, OK, BY, 1},
+	{"", "64:ff9b:1::a9fe:a9fe", 80, NULL, NO, LOC, 0},
 	{"net deny *\nnet allow *.github.com\n", "1.2.3.4", 443, "x.github.com", OK, BY, 2},
 	{"net deny *:25\n", "93.184.216.34", 25, NULL, NO, BY, 1},
 	{"net deny *:25\n", "93.184.216.34", 26, NULL, OK, OPEN, 0},
@@ -156,6 +163,11 @@ static const struct rrow rrows[] = {
 	{"net none\n", "example.com", NO, BY, 1},
 	{"net allow *\nnet deny bad.test\n", "good.test", OK, BY, 1},
 	{"net allow *\nnet deny bad.test\n", "bad.test", NO, BY, 2},
+	/* what the resolver would decode is not a name: s\101cret is secret */
+	{"net allow *.example.com\nnet deny secret.example.com\n", "s\\101cret.example.com", NO, JAIL_NET_BAD_NAME, 0},
+	{"", "a\\.b.example.com", NO, JAIL_NET_BAD_NAME, 0},
+	{"", "caf\xc3\xa9.example", NO, JAIL_NET_BAD_NAME, 0},
+	{"", "under_score.example", OK, OPEN, 0},
 };
 
 START_TEST(resolve_rows)

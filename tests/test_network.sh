@@ -188,6 +188,106 @@ else
 	skipped "static binary under the kernel layer" "gcc -static cannot link here"
 fi
 
+# ---- spellings and routes of an address that must not slip past ----
+cat >"$T/bin/odd.py" <<'EOF'
+import ctypes, os, socket, struct, sys
+port = int(sys.argv[1])
+libc = ctypes.CDLL(None, use_errno=True)  # the process's own symbols: the shim's
+def call(name, *args):
+    r = getattr(libc, name)(*args)
+    return "ok" if r >= 0 else os.strerror(ctypes.get_errno())
+# a 24-byte IPv6 address (RFC 2133 size), which the kernel accepts
+s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+sa6 = struct.pack("!HHI16s", socket.AF_INET6, port, 0, socket.inet_pton(socket.AF_INET6, "::1"))[:24]
+sa6 = struct.pack("=H", socket.AF_INET6) + sa6[2:]
+print("v6-24:", call("connect", s6.fileno(), sa6, 24))
+# a datagram to an AF_UNSPEC address, which IPv4 UDP takes as AF_INET
+s4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+sa4 = struct.pack("=H", 0) + struct.pack("!H4s8x", port, socket.inet_aton("127.0.0.1"))
+print("unspec:", call("sendto", s4.fileno(), b"x", 1, 0, sa4, 16))
+# sendmsg through the generic syscall()
+class iovec(ctypes.Structure): _fields_ = [("b", ctypes.c_void_p), ("n", ctypes.c_size_t)]
+class msghdr(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("namelen", ctypes.c_uint), ("iov", ctypes.POINTER(iovec)),
+                ("iovlen", ctypes.c_size_t), ("ctl", ctypes.c_void_p), ("ctllen", ctypes.c_size_t), ("flags", ctypes.c_int)]
+sa = struct.pack("=H", socket.AF_INET) + struct.pack("!H4s8x", port, socket.inet_aton("127.0.0.1"))
+buf = ctypes.create_string_buffer(b"x")
+iv = iovec(ctypes.cast(buf, ctypes.c_void_p), 1)
+m = msghdr(sa, 16, ctypes.pointer(iv), 1, None, 0, 0)
+print("syscall-sendmsg:", call("syscall", 46, s4.fileno(), ctypes.byref(m), 0))
+EOF
+printf 'include default\nnet none\n' >"$T/none.policy"
+run --policy "$T/none.policy" --kernel=off -- python3 "$T/bin/odd.py" "$A"
+check "a 24-byte IPv6 address is decided like any other" has "v6-24: Permission denied"
+check "a datagram to an AF_UNSPEC address is decided as IPv4" has "unspec: Permission denied"
+check "sendmsg through syscall() is decided" has "syscall-sendmsg: Permission denied"
+
+# the address is copied before it is decided: a thread flipping it between
+# an allowed and a refused one never gets the refused one through
+if gcc -O1 -pthread -o "$T/bin/flip" -x c - 2>/dev/null <<'EOF'
+#include <arpa/inet.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+static struct sockaddr_in sa;
+static volatile int done;
+static void *flip(void *arg)
+{
+	(void)arg;
+	while (!done) {
+		sa.sin_addr.s_addr = htonl(0x7f000001); /* 127.0.0.1: allowed */
+		sa.sin_addr.s_addr = htonl(0x7f000002); /* 127.0.0.2: refused */
+	}
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	sa.sin_family = AF_INET;
+	sa.sin_port = htons((unsigned short)atoi(argv[1]));
+	pthread_t t;
+	pthread_create(&t, NULL, flip, NULL);
+	long through = 0, tries = 0;
+	for (int i = 0; i < 200000; i++, tries++) {
+		int s = socket(AF_INET, SOCK_DGRAM, 0);
+		if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			struct sockaddr_in peer;
+			socklen_t pl = sizeof(peer);
+			if (getpeername(s, (struct sockaddr *)&peer, &pl) == 0 && peer.sin_addr.s_addr == htonl(0x7f000002))
+				through++;
+		}
+		close(s);
+	}
+	done = 1;
+	pthread_join(t, NULL);
+	printf("flip: %ld of %ld connects reached 127.0.0.2\n", through, tries);
+	return 0;
+}
+EOF
+then
+	printf 'include default\nallow exec %s\nnet none\nnet allow 127.0.0.1\n' "$T/bin" >"$T/flip.policy"
+	run --policy "$T/flip.policy" --kernel=off --quiet -- "$T/bin/flip" "$A"
+	check "race: a refused address never gets through a flipping buffer" has "flip: 0 of 200000"
+else
+	skipped "race: a flipping buffer" "gcc cannot build the racer"
+fi
+
+# names a resolver would decode are not names
+printf 'include default\nnet allow *.test\nnet deny secret.test\n' >"$T/escape.policy"
+run --policy "$T/escape.policy" -- python3 -c 'import socket
+try: socket.getaddrinfo("s\\101cret.test", 80)
+except OSError as e: print("escaped:", e.strerror)'
+check "a name with a resolver escape does not resolve" has "jail: denied resolve s\\101cret.test (not a host name"
+# the resolver's search and alias variables are the jail's under net rules
+LOCALDOMAIN=evil.test RES_OPTIONS=ndots:5 run --policy "$T/escape.policy" -- python3 -c 'import os, subprocess
+os.environ["HOSTALIASES"] = "/tmp/aliases"
+print("agent:", os.environ.get("LOCALDOMAIN"))
+subprocess.run(["sh", "-c", "echo child: ${LOCALDOMAIN:-unset} ${RES_OPTIONS:-unset} ${HOSTALIASES:-unset}"])'
+check "LOCALDOMAIN, RES_OPTIONS: not passed into the jail" has "agent: None"
+check "... nor settable inside it" has "child: unset unset unset"
+
 # ---- a project's .jail.policy narrows the network too ----
 mkdir -p "$T/narrow"
 printf 'net none\nnet allow 127.0.0.1:%s\n' "$A" >"$T/narrow/.jail.policy"
