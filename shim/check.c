@@ -291,6 +291,11 @@ static int ask_user(const struct jail_config *c, enum jail_access a, const char 
 	jail_put(&m, "\n");
 	jail_put(&m, rule);
 	jail_put(&m, "\n");
+	if (speaker.pid) { /* the supervisor, asking for the process it decides for */
+		jail_put(&m, "FOR ");
+		jail_put_uint(&m, (unsigned long)speaker.pid);
+		jail_put(&m, "\n");
+	}
 	if (m.n + 1 >= m.cap || strchr(path, '\n'))
 		return 0; /* a path the question cannot carry whole: no */
 	long n = jail_os_exchange(c->ask_path, m.b, m.n, reply, sizeof(reply));

@@ -10,6 +10,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 BUILD=$(cd "$1" && pwd)
+HERE=$(cd "$(dirname "$0")" && pwd)
 JAILRUN=$BUILD/bin/jailrun
 if ! command -v tmux >/dev/null; then
 	skipped "ask mode at a terminal" "tmux is not installed"
@@ -169,6 +170,20 @@ check "self-answer: the question was not answered by it" has "no (no answer in t
 check "self-answer: the file stayed unread" lacks "other notes"
 check "log: the question is logged" grep -q '"decision":"asked"' "$TMPDIR/ask.log"
 check "log: ... and the answer" grep -q '"decision":"denied","answer":"no (no answer in time)"' "$TMPDIR/ask.log"
+
+# ---- under the supervisor: a raw system call is asked about too ----
+if [ -x "$BUILD/libexec/libjail/jail-supervise" ]; then
+	RAW=$HERE/supervise/raw.py
+	session "$JAILRUN --ask --supervise --policy $T/ask.policy -- python3 $RAW read $T/other/notes.md"
+	wait_for "wants to READ $T/other/notes.md" 15 && key o
+	wait_for "exit=" 10
+	out=$(pane)
+	check "supervised: the question names the caller (python3, by its real file's name)" has "jail: python3"
+	check "supervised: ... not the supervisor" lacks "jail-supervise (pid"
+	check "supervised: once lets the raw read through" has "ok other notes"
+else
+	skipped "supervised: a raw system call is asked about" "jail-supervise is not built here"
+fi
 
 # ---- no terminal: no, at once ----
 start=$(date +%s)
