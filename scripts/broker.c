@@ -24,6 +24,8 @@
  *     more of the same group wait for its answer; "directory" and "no"
  *     answer the group, and hold for the rest of the session (so a burst of
  *     refusals is one question, and a refused directory is not asked again).
+ *     Past QUIET_AFTER refusals answered within QUIET_WINDOW seconds, new
+ *     questions are refused unasked for QUIET_FOR seconds (said once).
  *  4. "always" appends a commented rule to the policy file, and a grant on a
  *     credential location (what the built-in default denies) needs a second
  *     confirmation.
@@ -59,6 +61,9 @@
 #define MAX_LAYERS 16
 #define MAX_PENDING 4096
 #define MAX_MEMORY 1024
+#define QUIET_AFTER 5   /* "no" answers ... */
+#define QUIET_WINDOW 20 /* ... within this many seconds ... */
+#define QUIET_FOR 30    /* ... silence the questions this long */
 
 struct request {
 	int fd; /* where the answer goes; -1 once answered */
@@ -91,6 +96,10 @@ static struct request *pending[MAX_PENDING];
 static int npending;
 static struct memory memory[MAX_MEMORY];
 static int nmemory;
+
+static double no_times[QUIET_AFTER]; /* when the last refusals were answered */
+static int no_next;
+static double quiet_until;
 
 static int tty = -1;
 static volatile sig_atomic_t stopping;
@@ -395,6 +404,16 @@ static void settle(char key)
 		break;
 	}
 	say("%s\r\n", how);
+	if (!yes) { /* a storm of refusals: stop asking for a while */
+		double t = now();
+		no_times[no_next] = t;
+		no_next = (no_next + 1) % QUIET_AFTER;
+		if (no_times[no_next] > 0 && t - no_times[no_next] <= QUIET_WINDOW) {
+			quiet_until = t + QUIET_FOR;
+			say("jail: %d refusals in %d s: the next %d s of questions are refused without asking (see the log)\r\n",
+			    QUIET_AFTER, QUIET_WINDOW, QUIET_FOR);
+		}
+	}
 	give_terminal_back();
 	asking = NULL;
 	/* the question's own request, and those it answers */
@@ -414,13 +433,17 @@ static void settle(char key)
 	npending = k;
 }
 
-/* Answers what the session's answers now cover, then asks the next. */
+/* Answers what the session's answers now cover (or, while questions are
+ * paused, everything), then asks the next. */
 static void next_question(void)
 {
-	int k = 0;
+	int k = 0, quiet = now() < quiet_until;
 	for (int i = 0; i < npending; i++) {
 		const struct memory *m = remembered(pending[i]);
-		if (m) {
+		if (quiet && !m) {
+			answer(pending[i], 0, "no (asked too often: questions paused)");
+			free(pending[i]);
+		} else if (m) {
 			answer(pending[i], m->allow, m->allow ? "granted for this session" : "refused for this session");
 			free(pending[i]);
 		} else {
@@ -527,6 +550,11 @@ static void arrive(int fd)
 	}
 	if (tty < 0) {
 		answer(r, 0, "no (no terminal to ask on)");
+		free(r);
+		return;
+	}
+	if (now() < quiet_until) {
+		answer(r, 0, "no (asked too often: questions paused)");
 		free(r);
 		return;
 	}

@@ -98,6 +98,20 @@ check "burst: 100 refused opens from 100 threads made one question" test "$(ques
 check "burst: no refused them all" bash -c "! grep -qE '^read [0-9]' <<<\"\$0\"" "$out"
 check "burst: the program went on" has "burst done"
 
+# ---- rate limit: five refusals in a row pause the questions ----
+mkdir -p "$T/storm"
+for i in 1 2 3 4 5 6 7; do mkdir -p "$T/storm/d$i" && echo "s$i" >"$T/storm/d$i/f"; done
+printf 'include default\ndeny read %s/storm/**\n' "$T" >"$T/storm.policy"
+session "$JAILRUN --ask --policy $T/storm.policy --log $TMPDIR/storm.log -- sh -c 'for i in 1 2 3 4 5 6 7; do cat $T/storm/d\$i/f; done'"
+for i in 1 2 3 4 5; do
+	wait_for "wants to READ $T/storm/d$i/f" 10 && key n
+done
+wait_for "exit=" 10
+out=$(pane)
+check "rate limit: five refusals in a row, then no more questions" test "$(questions)" -eq 5
+check "rate limit: the pause is said" has "refusals in 20 s: the next 30 s of questions are refused without asking"
+check "rate limit: the rest are refused, and logged as such" grep -q 'questions paused' "$TMPDIR/storm.log"
+
 # ---- timeout ----
 session "$JAILRUN --ask --ask-timeout 2 --policy $T/ask.policy -- cat $T/other/notes.md"
 start=$(date +%s)
