@@ -38,15 +38,21 @@ include default
 deny read $T/other/** $T/burst/**
 EOF
 
-# session NAME COMMAND: runs COMMAND in a new tmux pane (a real terminal),
+# One tmux server for the whole test, kept alive by a session of its own
+# (a server whose last session ends exits, and a new session started just
+# then can meet the dying one); each case gets a session of its own.
+"${TM[@]}" new-session -d -s keeper "sleep 3600"
+n_session=0
+# session COMMAND: runs COMMAND in a new tmux pane (a real terminal),
 # writing "exit=N" when it ends.
 session() {
-	"${TM[@]}" kill-session -t ask 2>/dev/null
-	"${TM[@]}" new-session -d -s ask -x 220 -y 60 \
+	[ "$n_session" -gt 0 ] && "${TM[@]}" kill-session -t "ask$n_session" 2>/dev/null
+	n_session=$((n_session + 1))
+	"${TM[@]}" new-session -d -s "ask$n_session" -x 220 -y 60 \
 		"cd '$T/proj'; export HOME='$HOME' TMPDIR='$TMPDIR' XDG_CONFIG_HOME='$XDG_CONFIG_HOME'; $1; echo exit=\$?; sleep 600"
-	"${TM[@]}" set-option -t ask history-limit 5000 >/dev/null
+	"${TM[@]}" set-option -t "ask$n_session" history-limit 5000 >/dev/null
 }
-pane() { "${TM[@]}" capture-pane -p -J -S - -t ask 2>/dev/null; }
+pane() { "${TM[@]}" capture-pane -p -J -S - -t "ask$n_session" 2>/dev/null; }
 # wait_for PATTERN [SECS]: until the pane shows PATTERN (grep -E); 1 on timeout
 wait_for() {
 	local i
@@ -56,7 +62,7 @@ wait_for() {
 	done
 	return 1
 }
-key() { "${TM[@]}" send-keys -t ask "$@"; }
+key() { "${TM[@]}" send-keys -t "ask$n_session" "$@"; }
 questions() { pane | grep -c "wants to"; }
 
 # ---- once ----
