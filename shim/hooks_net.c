@@ -143,6 +143,12 @@ JAIL_EXPORT int connect(int fd, const struct sockaddr *sa, socklen_t n)
 		rc = jail_check_sockaddr(&copy, n, 0, 0, "connect") ?: jail_check_kernel_port(fd, &copy, n, "connect");
 	if (rc)
 		return fail(rc);
+	if (jail_config()->env_supervised) {
+		/* decided here, with the names this process resolved, which the
+		 * supervisor cannot know: made from the syscall page, past it */
+		long r = jail_os_connect(fd, sa ? (const void *)&copy : NULL, n);
+		return r < 0 ? fail((int)r) : 0;
+	}
 	return ((connect_fn)jail_real(JAIL_ID_connect))(fd, sa ? (const struct sockaddr *)&copy : NULL, n);
 }
 

@@ -71,6 +71,8 @@ long jail_os_set_private(void);
  * at sock and waits for one reply (signals do not end the wait); the
  * reply's length, 0 when the peer closed without one, or -errno. */
 long jail_os_exchange(const char *sock, const void *msg, size_t n, char *reply, size_t rn);
+/* connect(2) from the syscall page: under a supervisor, not decided again. */
+long jail_os_connect(int fd, const void *addr, unsigned len);
 /* A socket's type (SOCK_STREAM, ...), or -errno. */
 long jail_os_socket_type(int fd);
 long jail_os_getpid(void);

@@ -204,6 +204,11 @@ long jail_os_exchange(const char *sock, const void *msg, size_t n, char *reply, 
 	return rc;
 }
 
+long jail_os_connect(int fd, const void *addr, unsigned len)
+{
+	return jail_sys(SYS_connect, fd, (long)addr, (long)len, 0, 0, 0);
+}
+
 long jail_os_socket_type(int fd)
 {
 	int type = 0;

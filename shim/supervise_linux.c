@@ -41,6 +41,10 @@
 #include "os.h"
 #include "shim.h"
 #include "supervise.h"
+#include "landlock.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1129,6 +1133,123 @@ static int tgid_of(pid_t tid)
  * here and by the kernel, so a program written to race a path in between
  * could reach a path socket unchecked. */
 
+/* The caller's socket, as a descriptor of the supervisor's (the same open
+ * socket: what is done on it is done on the caller's). */
+static int caller_socket(struct caller *c, long fd)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, tgid_of(c->tid), 0);
+	int sock = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)fd, 0);
+	int err = errno;
+	if (pidfd >= 0)
+		close(pidfd);
+	return sock >= 0 ? sock : (err == EBADF ? -EBADF : -err);
+}
+
+/* A connection may wait (a TCP handshake, a timeout): it is made by a
+ * thread of its own, on the caller's socket, to the address as decided,
+ * and the thread answers the caller; the supervisor goes on. */
+struct inet_connect {
+	int listener, sock;
+	__u64 id;
+	socklen_t len;
+	struct sockaddr_storage a;
+};
+
+static void *connect_inet(void *arg)
+{
+	struct inet_connect *f = arg;
+	int rc = connect(f->sock, (struct sockaddr *)&f->a, f->len) == 0 ? 0 : errno;
+	struct seccomp_notif_resp resp = {.id = f->id, .val = rc ? -1 : 0, .error = -rc};
+	ioctl(f->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+	close(f->sock);
+	free(f);
+	return NULL;
+}
+
+/* The kernel layer's TCP port bound (landlock_linux.c), which a connection
+ * made from outside the jail's Landlock domain must hold itself. */
+static int outside_port_bound(int sock, const struct sockaddr_storage *a, unsigned port)
+{
+	const struct jail_config *cfg = jail_config();
+	static int abi = -1;
+	uint16_t ports[JAIL_NET_MAX_PORTS];
+	int type = 0;
+	socklen_t tl = sizeof(type);
+	if (abi < 0)
+		abi = jail_landlock_abi();
+	if (abi < 4 || getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM)
+		return 0;
+	if (cfg->proxy_port && port == cfg->proxy_port)
+		return 0; /* the proxy's port is granted in the kernel too */
+	(void)a;
+	for (int i = 0; i < cfg->nlayers; i++) {
+		if (jail_policy_mode(cfg->layer[i]) == JAIL_MODE_AUDIT || jail_policy_kernel(cfg->layer[i]) == JAIL_KERNEL_OFF)
+			continue;
+		int n = jail_net_ports(cfg->layer[i], ports, JAIL_NET_MAX_PORTS), k = 0;
+		while (k < n && ports[k] != port)
+			k++;
+		if (n >= 0 && k == n)
+			return 1;
+	}
+	return 0;
+}
+
+/* connect to an internet address: decided by the net rules on the address
+ * alone (the supervisor does not see the caller's name lookups: a program
+ * past the C library reaches allowed names through the jail's proxy). */
+static long connect_internet(struct caller *c, const struct jail_sup_row *row, long len, unsigned long at)
+{
+	struct inet_connect *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	size_t n = (size_t)len < sizeof(f->a) ? (size_t)len : sizeof(f->a);
+	if ((size_t)len > sizeof(f->a)) {
+		free(f);
+		return -EINVAL;
+	}
+	if (read_mem(c, &f->a, n, at) != (ssize_t)n) {
+		free(f);
+		return -EFAULT;
+	}
+	f->len = (socklen_t)n;
+	long rc = jail_check_inet(&f->a, (unsigned)n, 0, row->name);
+	if (rc != 0 || (f->a.ss_family != AF_INET && f->a.ss_family != AF_INET6)) {
+		free(f);
+		return rc ? rc : LET_THROUGH; /* refused; or no address (AF_UNSPEC: a disconnect) */
+	}
+	int sock = caller_socket(c, arg(c, row->dirfd));
+	if (sock < 0) {
+		free(f);
+		return sock;
+	}
+	unsigned port = ntohs(f->a.ss_family == AF_INET ? ((struct sockaddr_in *)&f->a)->sin_port
+	                                               : ((struct sockaddr_in6 *)&f->a)->sin6_port);
+	if (outside_port_bound(sock, &f->a, port)) {
+		close(sock);
+		free(f);
+		return jail_refuse(row->name, "(an internet address)",
+		                   "the kernel layer lets TCP reach only the ports the net allow rules name");
+	}
+	if (!still_waiting(c)) {
+		close(sock);
+		free(f);
+		return NOBODY;
+	}
+	*f = (struct inet_connect){.listener = c->listener, .sock = sock, .id = c->req->id, .len = f->len, .a = f->a};
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int prc = pthread_create(&t, &attr, connect_inet, f);
+	pthread_attr_destroy(&attr);
+	if (prc != 0) {
+		close(sock);
+		free(f);
+		return -prc;
+	}
+	return ANSWERED;
+}
+
 static long do_socket(struct caller *c, const struct jail_sup_row *row)
 {
 	struct sockaddr_un un;
@@ -1141,8 +1262,10 @@ static long do_socket(struct caller *c, const struct jail_sup_row *row)
 	memset(&un, 0, sizeof(un));
 	if (read_mem(c, &un, n, at) != (ssize_t)n)
 		return -EFAULT;
+	if (un.sun_family != AF_UNIX && row->op == JAIL_SUP_CONNECT)
+		return connect_internet(c, row, len, at);
 	if (un.sun_family != AF_UNIX || un.sun_path[0] == '\0')
-		return LET_THROUGH; /* another family, or the abstract namespace */
+		return LET_THROUGH; /* another family (binding), or the abstract namespace */
 	char raw[sizeof(un.sun_path) + 1], name[PATH_MAX], base[NAME_MAX + 2];
 	memcpy(raw, un.sun_path, n - head);
 	raw[n - head] = '\0';
@@ -1151,13 +1274,9 @@ static long do_socket(struct caller *c, const struct jail_sup_row *row)
 	int binding = row->op == JAIL_SUP_BIND;
 	if ((rc = translate(c, raw, name, sizeof(name))) || (rc = base_dir(c, 1, AT_FDCWD, name, &dir)))
 		return rc;
-	int pidfd = (int)syscall(SYS_pidfd_open, tgid_of(c->tid), 0);
-	int sock = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, (int)arg(c, row->dirfd), 0);
-	rc = sock < 0 ? (errno == EBADF ? -EBADF : -errno) : 0;
-	if (pidfd >= 0)
-		close(pidfd);
-	if (rc)
-		return rc;
+	int sock = caller_socket(c, arg(c, row->dirfd));
+	if (sock < 0)
+		return sock;
 	long ret;
 	if (!still_waiting(c)) {
 		ret = NOBODY;

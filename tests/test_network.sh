@@ -152,7 +152,7 @@ if gcc -static -O1 -o "$T/bin/conn" -x c - 2>/dev/null <<'EOF'
 int main(int argc, char **argv)
 {
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[1]))};
-	inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+	inet_pton(AF_INET, argc > 2 ? argv[2] : "127.0.0.1", &a.sin_addr);
 	int s = socket(AF_INET, SOCK_STREAM, 0);
 	if (connect(s, (struct sockaddr *)&a, sizeof(a)) != 0) {
 		printf("%s err %s\n", argv[1], strerror(errno));
@@ -178,6 +178,17 @@ then
 		run --policy "$T/bound.policy" --explain connect "127.0.0.1:$B"
 		check "kernel bound: explain says so" has "but the kernel layer lets TCP reach only"
 		check "kernel bound: explain exits 1" status_is 1
+		# the kernel knows ports, not addresses; the supervisor decides the address
+		if [ -x "$BUILD/libexec/libjail/jail-supervise" ]; then
+			run --policy "$T/static.policy" -- "$T/bin/conn" "$A" 127.0.0.2
+			check "static binary, control: the kernel lets the named port through on another address" \
+				has "$A err Connection refused"
+			run --policy "$T/static.policy" --supervise -- sh -c "'$T/bin/conn' $A; '$T/bin/conn' $A 127.0.0.2"
+			check "static binary, --supervise: the allowed address connects" has "$A ok"
+			check "static binary, --supervise: another address at that port is refused" has "$A err Permission denied"
+		else
+			skipped "static binary under the supervisor" "jail-supervise is not built here"
+		fi
 		printf 'include default\nallow exec %s\n' "$T/bin" >"$T/static-open.policy"
 		run --policy "$T/static-open.policy" -- "$T/bin/conn" "$B"
 		check "static binary: without net rules the kernel does not bound ports" has "$B ok"

@@ -15,6 +15,8 @@ own syscall layer (Bun, Go, Rust's rustix) makes them. x86_64. Prints
   raw.py handle                  open_by_handle_at(AT_FDCWD, a zeroed handle, 0)
   raw.py beneath PATH            openat2(".", PATH, {O_RDONLY, RESOLVE_BENEATH})
   raw.py emfile                  with the descriptor limit lowered, raw opens until one fails
+  raw.py connect-tcp [HOST]      connect to a loopback listener of its own (on 127.0.0.1),
+                                 at HOST (127.0.0.1); then whether the listener got it
 """
 import ctypes
 import errno
@@ -33,7 +35,7 @@ addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
 trap = ctypes.CFUNCTYPE(ctypes.c_long, *([ctypes.c_long] * 6))(addr)
 SYS = {"openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "newfstatat": 262, "readlinkat": 267,
        "statx": 332, "io_uring_setup": 425, "open_by_handle_at": 304,
-       "openat2": 437}
+       "openat2": 437, "connect": 42}
 AT_EMPTY_PATH = 0x1000
 AT_FDCWD = -100
 keep = []
@@ -111,6 +113,20 @@ elif op == "emfile":
     for _ in range(100):
         call("openat", fd_cwd, sys.argv[2], os.O_RDONLY, 0)  # prints the error and exits
     print("ok (no limit reached)")
+elif op == "connect-tcp":
+    import socket
+    import struct
+    lst = socket.socket()
+    lst.bind(("127.0.0.1", 0))
+    lst.listen(1)
+    port = lst.getsockname()[1]
+    host = sys.argv[2] if len(sys.argv) > 2 else "127.0.0.1"
+    s = socket.socket()
+    sa = ctypes.create_string_buffer(struct.pack("=H", socket.AF_INET) + struct.pack("!H4s8x", port, socket.inet_aton(host)))
+    call("connect", s.fileno(), ctypes.addressof(sa), 16)
+    lst.settimeout(2)
+    c, _ = lst.accept()
+    print("ok")
 elif op == "io_uring":
     params = ctypes.create_string_buffer(120)
     call("io_uring_setup", 8, ctypes.addressof(params))
