@@ -243,19 +243,39 @@ static void give_terminal_back(void)
 	}
 }
 
+/* Text from the jail, made safe for the terminal: a control byte (C0, DEL,
+ * C1) could move the cursor, rewrite the question or talk to the terminal
+ * itself, so it is shown as \xHH instead. */
+static const char *shown(const char *s, char *out, size_t n)
+{
+	size_t k = 0;
+	for (; *s && k + 5 < n; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0))
+			k += (size_t)snprintf(out + k, n - k, "\\x%02x", c);
+		else
+			out[k++] = (char)c;
+	}
+	out[k] = '\0';
+	return out;
+}
+
 static void ask(struct request *r)
 {
+	char prog[4 * sizeof(r->program) + 8], path[4 * PATH_MAX + 8], dir[4 * PATH_MAX + 8];
 	asking = r;
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout_secs;
 	take_terminal();
-	say("\r\njail: %s (pid %d) wants to %s %s\r\n", r->program, (int)r->pid, upper(r->access), r->path);
-	say("      (%s%s)\r\n", strcmp(r->rule, "no rule allows it") == 0 ? "" : "refused by ", r->rule);
+	say("\r\njail: %s (pid %d) wants to %s %s\r\n", shown(r->program, prog, sizeof(prog)), (int)r->pid,
+	    upper(r->access), shown(r->path, path, sizeof(path)));
+	say("      (%s%s)\r\n", strcmp(r->rule, "no rule allows it") == 0 ? "" : "refused by ", shown(r->rule, path, sizeof(path)));
 	if (kernel_refuses(r))
 		say("      the kernel layer refuses it in this run whatever the answer: [a]lways (add to policy, "
 		    "then run again)  [N]o ? ");
 	else
-		say("      [o]nce  [d]irectory %s for this session  [a]lways (add to policy)  [N]o ? ", r->dir);
+		say("      [o]nce  [d]irectory %s for this session  [a]lways (add to policy)  [N]o ? ",
+		    shown(r->dir, dir, sizeof(dir)));
 	log_event(r, "asked", "");
 }
 
@@ -308,6 +328,12 @@ static int add_to_policy(const struct request *r)
 		say("\r\njail: no policy file to add the rule to: granted for this session only\r\n");
 		return -1;
 	}
+	for (const char *s = r->path; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+			say("\r\njail: a path with control characters cannot be written as a rule: granted for this session "
+			    "only\r\n");
+			return -1;
+		}
 	rule_text(r, r->dir, rule, sizeof(rule));
 	if (!rule_would_allow(r, rule)) {
 		rule_text(r, r->path, rule, sizeof(rule));
@@ -505,6 +531,9 @@ static struct request *parse(int fd, char *msg)
 	}
 	if (n < 5 || strcmp(line[0], "ASK 1") != 0 || line[3][0] != '/')
 		return NULL;
+	char norm[PATH_MAX];
+	if (jail_path_normalize(line[3], norm, sizeof(norm)) < 0 || strcmp(norm, line[3]) != 0)
+		return NULL; /* the library sends resolved paths: "..", "." or "//" is not a question from it */
 	struct request *r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;

@@ -191,6 +191,18 @@ check "self-answer: the file stayed unread" lacks "other notes"
 check "log: the question is logged" grep -q '"decision":"asked"' "$TMPDIR/ask.log"
 check "log: ... and the answer" grep -q '"decision":"denied","answer":"no (no answer in time)"' "$TMPDIR/ask.log"
 
+# ---- what the jail names is shown, never obeyed, by the terminal ----
+esc=$(printf '\033')
+touch "$T/other/red${esc}[31mfile"
+session "$JAILRUN --ask --ask-timeout 3 --policy $T/ask.policy -- python3 -c '
+import ctypes
+ctypes.CDLL(None).prctl(15, b\"x\\x1b[2Jy\", 0, 0, 0)   # PR_SET_NAME: an escape in the program name
+open(\"$T/other/red\" + chr(27) + \"[31mfile\").read()'"
+wait_for "exit=" 15
+out=$(pane)
+check "escapes: the program name's control bytes are shown as text" has 'jail: x\x1b[2Jy (pid'
+check "escapes: so are the path's" has 'wants to READ '"$T"'/other/red\x1b[31mfile'
+
 # ---- under the supervisor: a raw system call is asked about too ----
 if [ -x "$BUILD/libexec/libjail/jail-supervise" ]; then
 	RAW=$HERE/supervise/raw.py
