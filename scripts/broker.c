@@ -59,7 +59,7 @@
 #include <unistd.h>
 
 #define MAX_LAYERS 16
-#define MAX_PENDING 4096
+#define MAX_PENDING 512
 #define MAX_MEMORY 1024
 #define QUIET_AFTER 5   /* "no" answers ... */
 #define QUIET_WINDOW 20 /* ... within this many seconds ... */
@@ -81,6 +81,7 @@ struct memory {
 	enum jail_access access;
 	int allow;
 	char dir[PATH_MAX];
+	char rule[1024]; /* the refusal it answers: another rule's refusal there is asked about */
 };
 
 static const struct jail_policy *layers[MAX_LAYERS];
@@ -142,9 +143,13 @@ static void say(const char *fmt, ...)
 static void log_event(const struct request *r, const char *event, const char *answer)
 {
 	const char *log = jail_policy_log(layers[0]);
-	FILE *f = log ? fopen(log, "ae") : NULL;
-	if (!f)
+	int lfd = log ? open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600) : -1;
+	FILE *f = lfd >= 0 ? fdopen(lfd, "a") : NULL;
+	if (!f) {
+		if (lfd >= 0)
+			close(lfd);
 		return;
+	}
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	fprintf(f, "{\"time\":%lld.%03ld,\"pid\":%d,\"program\":", (long long)ts.tv_sec, ts.tv_nsec / 1000000, (int)r->pid);
@@ -182,23 +187,27 @@ static int beneath_or_at(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+/* A session answer covers the same access beneath its directory, refused by
+ * the same rule: a grant after "no rule allows it" does not open a .env or
+ * a .git/hooks there, which other rules refuse. */
 static const struct memory *remembered(const struct request *r)
 {
 	const struct memory *best = NULL;
 	for (int i = 0; i < nmemory; i++)
 		if (memory[i].access == r->access && beneath_or_at(r->path, memory[i].dir) &&
-		    (!best || strlen(memory[i].dir) > strlen(best->dir)))
+		    strcmp(memory[i].rule, r->rule) == 0 && (!best || strlen(memory[i].dir) > strlen(best->dir)))
 			best = &memory[i];
 	return best;
 }
 
-static void remember(enum jail_access a, const char *dir, int allow)
+static void remember(const struct request *r, int allow)
 {
 	if (nmemory == MAX_MEMORY)
 		return;
-	memory[nmemory].access = a;
+	memory[nmemory].access = r->access;
 	memory[nmemory].allow = allow;
-	snprintf(memory[nmemory].dir, sizeof(memory[nmemory].dir), "%s", dir);
+	snprintf(memory[nmemory].dir, sizeof(memory[nmemory].dir), "%s", r->dir);
+	snprintf(memory[nmemory].rule, sizeof(memory[nmemory].rule), "%s", r->rule);
 	nmemory++;
 }
 
@@ -223,6 +232,7 @@ static const char *upper(enum jail_access a)
 
 static void take_terminal(void)
 {
+	tcflow(tty, TCOON); /* output a jailed process suspended (TCOOFF) resumes */
 	saved_fg = tcgetpgrp(tty);
 	tcgetattr(tty, &saved_termios);
 	struct termios t = saved_termios;
@@ -279,28 +289,37 @@ static void ask(struct request *r)
 	log_event(r, "asked", "");
 }
 
-/* The rule as the policy language writes a path (quoted when needed). */
+/* The rule as the policy language writes a literal path: glob characters
+ * escaped (a directory named [id] or n* names itself, nothing more), in
+ * quotes (with \" and \\) when it has blanks, quotes or #. */
 static void rule_text(const struct request *r, const char *path, char *out, size_t n)
 {
-	int plain = strpbrk(path, " \t\"#\\") == NULL;
-	snprintf(out, n, "allow %s %s%s%s", jail_access_name(r->access), plain ? "" : "\"", path, plain ? "" : "\"");
-	if (!plain) { /* escape quotes and backslashes */
-		char esc[PATH_MAX * 2];
-		size_t k = 0;
-		for (const char *s = path; *s && k + 2 < sizeof(esc); s++) {
-			if (*s == '"' || *s == '\\')
-				esc[k++] = '\\';
-			esc[k++] = *s;
-		}
-		esc[k] = '\0';
-		snprintf(out, n, "allow %s \"%s\"", jail_access_name(r->access), esc);
+	char lit[PATH_MAX * 2], esc[PATH_MAX * 4];
+	size_t k = 0;
+	for (const char *s = path; *s && k + 2 < sizeof(lit); s++) {
+		if (*s == '*' || *s == '?' || *s == '[' || *s == '\\')
+			lit[k++] = '\\';
+		lit[k++] = *s;
 	}
+	lit[k] = '\0';
+	if (strpbrk(path, " \t\"#") == NULL) {
+		snprintf(out, n, "allow %s %s", jail_access_name(r->access), lit);
+		return;
+	}
+	k = 0;
+	for (const char *s = lit; *s && k + 2 < sizeof(esc); s++) {
+		if (*s == '"' || *s == '\\')
+			esc[k++] = '\\';
+		esc[k++] = *s;
+	}
+	esc[k] = '\0';
+	snprintf(out, n, "allow %s \"%s\"", jail_access_name(r->access), esc);
 }
 
 /* Would the policy file, with `rule` appended, allow the request? */
 static int rule_would_allow(const struct request *r, const char *rule)
 {
-	char cwd[PATH_MAX], text[PATH_MAX * 2 + 64];
+	char cwd[PATH_MAX], text[PATH_MAX * 4 + 128];
 	const char *tmp = getenv("TMPDIR");
 	struct jail_load_opts lo = {.vars = {.home = getenv("HOME"), .cwd = getcwd(cwd, sizeof(cwd)),
 	                                     .tmp = tmp && tmp[0] == '/' ? tmp : "/tmp"},
@@ -323,7 +342,7 @@ static int rule_would_allow(const struct request *r, const char *rule)
  * specific rule there is). 0, or -1 after saying why. */
 static int add_to_policy(const struct request *r)
 {
-	char rule[PATH_MAX * 2 + 32], when[32];
+	char rule[PATH_MAX * 4 + 64], when[32];
 	if (!policy_file) {
 		say("\r\njail: no policy file to add the rule to: granted for this session only\r\n");
 		return -1;
@@ -372,7 +391,7 @@ static int confirm_credential(const struct request *r, const char *why)
 	    r->dir, why);
 	struct pollfd p = {.fd = tty, .events = POLLIN};
 	char k = 0;
-	if (poll(&p, 1, timeout_secs * 1000) != 1 || read(tty, &k, 1) != 1)
+	if (poll(&p, 1, timeout_secs * 1000) != 1 || read(tty, &k, 1) != 1 || tcgetpgrp(tty) != getpgrp())
 		return 0;
 	return (k == 'y' || k == 'Y') && tcgetpgrp(tty) == getpgrp();
 }
@@ -392,7 +411,7 @@ static void settle(char key)
 	case 'd':
 		how = "directory";
 		yes = group = 1;
-		remember(r->access, r->dir, 1);
+		remember(r, 1);
 		break;
 	case 'a': {
 		char why[PATH_MAX + 64];
@@ -400,33 +419,33 @@ static void settle(char key)
 		if (refusal && !confirm_credential(r, refusal)) {
 			how = "no (a credential location, not confirmed)";
 			group = 1;
-			remember(r->access, r->dir, 0);
+			remember(r, 0);
 			break;
 		}
 		how = add_to_policy(r) == 0 ? "always" : "directory";
 		yes = group = !kernel;
 		if (!kernel)
-			remember(r->access, r->dir, 1);
+			remember(r, 1);
 		else {
 			how = "always (next run; the kernel layer refuses it in this one)";
-			remember(r->access, r->dir, 0);
+			remember(r, 0);
 		}
 		break;
 	}
 	case 't':
 		how = "no (no answer in time)";
 		group = 1;
-		remember(r->access, r->dir, 0);
+		remember(r, 0);
 		break;
 	case 'x':
 		how = "no (the terminal's foreground was taken during the question)";
 		group = 1;
-		remember(r->access, r->dir, 0);
+		remember(r, 0);
 		break;
 	default:
 		how = "no";
 		group = 1;
-		remember(r->access, r->dir, 0);
+		remember(r, 0);
 		break;
 	}
 	say("%s\r\n", how);
@@ -445,8 +464,8 @@ static void settle(char key)
 	/* the question's own request, and those it answers */
 	for (int i = 0; i < npending; i++) {
 		struct request *q = pending[i];
-		if (q == r || (q->access == r->access && strcmp(q->path, r->path) == 0) ||
-		    (group && q->access == r->access && beneath_or_at(q->path, r->dir)))
+		if (q == r || (q->access == r->access && strcmp(q->path, r->path) == 0 && strcmp(q->rule, r->rule) == 0) ||
+		    (group && q->access == r->access && beneath_or_at(q->path, r->dir) && strcmp(q->rule, r->rule) == 0))
 			answer(q, yes, how);
 	}
 	int k = 0;
@@ -477,8 +496,17 @@ static void next_question(void)
 		}
 	}
 	npending = k;
-	if (npending > 0)
+	while (npending > 0) { /* an asker gone (killed, timed out) is not asked about */
+		struct pollfd p = {.fd = pending[0]->fd, .events = POLLRDHUP};
+		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR))) {
+			close(pending[0]->fd);
+			free(pending[0]);
+			memmove(pending, pending + 1, (size_t)(--npending) * sizeof(pending[0]));
+			continue;
+		}
 		ask(pending[0]);
+		break;
+	}
 }
 
 /* ---- questions arriving ---- */
@@ -499,11 +527,48 @@ static void program_of(pid_t pid, char *out, size_t n)
 		*nl = '\0';
 }
 
-/* Whether pid runs jail-supervise (installed beside this program): the
- * one asker whose word on whom it asks for is taken. */
+/* Whether some layer refuses the access, and by which rule (into rule). */
+static int refused_here(enum jail_access a, const char *path, char *rule, size_t n)
+{
+	for (int i = 0; i < nlayers; i++) {
+		struct jail_decision d = jail_decide(layers[i], a, path);
+		if (d.verdict == JAIL_ALLOW)
+			continue;
+		if (d.rule >= 0)
+			jail_rule_describe(layers[i], d.rule, rule, n);
+		else
+			snprintf(rule, n, "%s", d.reason == JAIL_NO_RULE ? "no rule allows it" : jail_reason_name(d.reason));
+		return 1;
+	}
+	return 0;
+}
+
+/* The parent's pid of pid (/proc/PID/stat), or -1. */
+static pid_t parent_of(pid_t pid)
+{
+	char p[64], buf[512];
+	snprintf(p, sizeof(p), "/proc/%d/stat", (int)pid);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	ssize_t k = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (k <= 0)
+		return -1;
+	buf[k] = '\0';
+	char *close_paren = strrchr(buf, ')');
+	int ppid;
+	return close_paren && sscanf(close_paren + 1, " %*c %d", &ppid) == 1 ? (pid_t)ppid : -1;
+}
+
+/* Whether pid is the jail's supervisor: jail-supervise (installed beside
+ * this program) started by the same jailrun as this broker (a jailed
+ * process is never jailrun's child). The one asker whose word on whom it
+ * asks for is taken. */
 static int is_supervisor(pid_t pid)
 {
 	char self[PATH_MAX], peer[PATH_MAX], link[64];
+	if (parent_of(pid) != getppid())
+		return 0;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 32);
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
 	ssize_t k = readlink(link, peer, sizeof(peer) - 1);
@@ -531,17 +596,25 @@ static struct request *parse(int fd, char *msg)
 	}
 	if (n < 5 || strcmp(line[0], "ASK 1") != 0 || line[3][0] != '/')
 		return NULL;
-	char norm[PATH_MAX];
-	if (jail_path_normalize(line[3], norm, sizeof(norm)) < 0 || strcmp(norm, line[3]) != 0)
-		return NULL; /* the library sends resolved paths: "..", "." or "//" is not a question from it */
+	/* The library sends the object it resolved: a path that is not its own
+	 * canonical form ("..", "//", a symlink on the way) is not a question
+	 * from it, and what is asked about must be what a rule would name. */
+	char norm[PATH_MAX], canon[PATH_MAX];
+	if (jail_path_normalize(line[3], norm, sizeof(norm)) < 0 || strcmp(norm, line[3]) != 0 ||
+	    jail_canon_existing(norm, canon, sizeof(canon), NULL) != 0 || strcmp(canon, norm) != 0)
+		return NULL;
+	enum jail_access access = jail_access_parse(line[1]);
+	char rule[1024] = "";
+	if (access == 0 || !refused_here(access, norm, rule, sizeof(rule)))
+		return NULL; /* nothing the policy refuses: not a question */
 	struct request *r = calloc(1, sizeof(*r));
 	if (!r)
 		return NULL;
 	r->fd = fd;
-	r->access = jail_access_parse(line[1]);
+	r->access = access;
 	snprintf(r->op, sizeof(r->op), "%s", line[2]);
 	snprintf(r->path, sizeof(r->path), "%s", line[3]);
-	snprintf(r->rule, sizeof(r->rule), "%s", line[4]);
+	snprintf(r->rule, sizeof(r->rule), "%s", rule); /* ours, not what the asker says */
 	snprintf(r->dir, sizeof(r->dir), "%s", r->path);
 	char *slash = strrchr(r->dir, '/');
 	if (slash == r->dir)
@@ -650,7 +723,8 @@ int main(int argc, char **argv)
 	signal(SIGTTIN, SIG_IGN);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
-	tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	/* non-blocking: a terminal whose output is held cannot hang the broker */
+	tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
 
 	int ls = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -714,6 +788,8 @@ int main(int argc, char **argv)
 			int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
 			if (c >= 0)
 				arrive(c);
+			else if (errno == EMFILE || errno == ENFILE)
+				usleep(100000); /* out of descriptors: let questions end */
 		}
 	}
 }

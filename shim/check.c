@@ -298,7 +298,7 @@ static int ask_user(const struct jail_config *c, enum jail_access a, const char 
 	}
 	if (m.n + 1 >= m.cap || strchr(path, '\n'))
 		return 0; /* a path the question cannot carry whole: no */
-	long n = jail_os_exchange(c->ask_path, m.b, m.n, reply, sizeof(reply));
+	long n = jail_os_exchange(c->ask_path, m.b, m.n, reply, sizeof(reply), c->ask_wait);
 	return n >= 1 && reply[0] == 'y';
 }
 

@@ -108,7 +108,7 @@ size_t jail_forced_env(const struct jail_config *c, const char *out[JAIL_MAX_FOR
 {
 	const char *all[] = {c->env_shim,  c->env_cwd,   c->env_blob,   c->env_policy,       c->env_home,
 	                     c->env_tmp,   c->env_quiet, c->env_kernel, c->env_tally, c->env_supervised,
-	                     c->env_agent, c->env_proxy, c->env_ask, "UV_USE_IO_URING=0"};
+	                     c->env_agent, c->env_proxy, c->env_ask, c->env_ask_wait, "UV_USE_IO_URING=0"};
 	size_t n = 0;
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (all[i])

@@ -68,9 +68,10 @@ long jail_os_mprotect(void *addr, size_t len, int prot);
  * and process_vm_readv need CAP_SYS_PTRACE; reset by the next execve). */
 long jail_os_set_private(void);
 /* Sends msg on a new connection to the local (AF_UNIX) seqpacket socket
- * at sock and waits for one reply (signals do not end the wait); the
- * reply's length, 0 when the peer closed without one, or -errno. */
-long jail_os_exchange(const char *sock, const void *msg, size_t n, char *reply, size_t rn);
+ * at sock and waits for one reply, at most wait_secs (0: no limit; signals
+ * do not end the wait); the reply's length, 0 when the peer closed without
+ * one, or -errno (-EAGAIN: no reply in time). */
+long jail_os_exchange(const char *sock, const void *msg, size_t n, char *reply, size_t rn, long wait_secs);
 /* connect(2) from the syscall page: under a supervisor, not decided again. */
 long jail_os_connect(int fd, const void *addr, unsigned len);
 /* A socket's type (SOCK_STREAM, ...), or -errno. */

@@ -180,7 +180,7 @@ long jail_os_mprotect(void *addr, size_t len, int prot)
 	return SYS(SYS_mprotect, addr, len, prot, 0);
 }
 
-long jail_os_exchange(const char *sock, const void *msg, size_t n, char *reply, size_t rn)
+long jail_os_exchange(const char *sock, const void *msg, size_t n, char *reply, size_t rn, long wait_secs)
 {
 	struct {
 		unsigned short family;
@@ -193,6 +193,11 @@ long jail_os_exchange(const char *sock, const void *msg, size_t n, char *reply, 
 	long fd = jail_sys(SYS_socket, 1 /* AF_UNIX */, 5 /* SOCK_SEQPACKET */ | O_CLOEXEC, 0, 0, 0, 0);
 	if (fd < 0)
 		return fd;
+	struct {
+		long sec, usec;
+	} tv = {wait_secs, 0};
+	if (wait_secs > 0) /* a broker that stopped answering is no answer */
+		jail_sys(SYS_setsockopt, fd, 1 /* SOL_SOCKET */, 20 /* SO_RCVTIMEO */, (long)&tv, sizeof(tv), 0);
 	long rc = jail_sys(SYS_connect, fd, (long)&sa, (long)(sizeof(sa.family) + pl + 1), 0, 0, 0);
 	if (rc == 0)
 		rc = jail_sys(SYS_sendto, fd, (long)msg, (long)n, 0x4000 /* MSG_NOSIGNAL */, 0, 0);

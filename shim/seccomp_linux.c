@@ -118,13 +118,18 @@ int jail_seccomp_install(void)
 /* TIOCSTI (push a byte into the terminal's input, as if typed) and
  * TIOCLINUX (whose subcodes paste a console selection): a jailed process
  * must not type into the terminal the user answers ask-mode questions on,
- * nor into the shell it returns to. */
+ * nor into the shell it returns to. The other system call ABIs (i386's
+ * int 0x80, x32) would reach the same ioctl by other numbers: they fail
+ * with ENOSYS, as under the supervisor's filter. */
 int jail_seccomp_deny_tty_injection(void)
 {
 	struct sock_filter f[] = {
 	    STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-	    JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_AUDIT_ARCH, 0, 6),
+	    JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_AUDIT_ARCH, 1, 0),
+	    RET_ERRNO(ENOSYS),
 	    STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	    JUMP(BPF_JMP | BPF_JGE | BPF_K, JAIL_FOREIGN_NR, 0, 1),
+	    RET_ERRNO(ENOSYS),
 	    JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 4),
 	    STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])), /* the low half: ioctl's cmd is an int */
 	    JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0x5412 /* TIOCSTI */, 1, 0),

@@ -42,6 +42,7 @@
 #define JAIL_ENV_TALLY "JAIL_TALLY"   /* a file jailrun counts denials in (one byte each) */
 #define JAIL_ENV_SUPERVISED "JAIL_SUPERVISED" /* "1": a supervisor serves this jail (a jail inside starts its own) */
 #define JAIL_ENV_ASK "JAIL_ASK"       /* ask mode: the socket of jailrun's broker, who asks the user */
+#define JAIL_ENV_ASK_WAIT "JAIL_ASK_WAIT" /* seconds a question may wait (queue and answer) before it is no */
 #define JAIL_ENV_PROXY "JAIL_PROXY"   /* ADDRESS:PORT of the jail's own proxy, always reachable */
 #define JAIL_ENV_AGENT "JAIL_AGENT"   /* the jailed command's canonical path: it and its re-execs keep their secrets */
 #define JAIL_ENV_AGENT_SELF "JAIL_AGENT_SELF" /* "1": this process was started as the jailed command */
@@ -64,7 +65,8 @@ struct jail_config {
 	int scrubs;           /* some layer has an `env scrub` rule */
 	int net_rules;        /* some layer has a `net` rule: the resolver's variables are the jail's */
 	const char *ask_path; /* JAIL_ASK: the broker's socket (ask mode), or NULL */
-	const char *env_ask;
+	long ask_wait;        /* JAIL_ASK_WAIT: seconds a question may wait for its answer (0: no limit) */
+	const char *env_ask, *env_ask_wait;
 	unsigned proxy_port;  /* JAIL_PROXY: the jail's own proxy (0: none) */
 	uint8_t proxy_addr[16];
 	const char *env_proxy;

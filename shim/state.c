@@ -375,10 +375,14 @@ static struct jail_config *load(void)
 	} else {
 		load_text(c, &a, env(JAIL_ENV_POLICY), cwd);
 	}
-	const char *ask = env(JAIL_ENV_ASK);
+	const char *ask = env(JAIL_ENV_ASK), *ask_wait = env(JAIL_ENV_ASK_WAIT);
 	if (ask && ask[0] == '/') {
 		c->ask_path = arena_dup(&a, ask, NULL);
 		c->env_ask = arena_dup(&a, JAIL_ENV_ASK "=", ask);
+		if (ask_wait && atoi(ask_wait) > 0) {
+			c->ask_wait = atoi(ask_wait);
+			c->env_ask_wait = arena_dup(&a, JAIL_ENV_ASK_WAIT "=", ask_wait);
+		}
 	}
 	/* the jail's own proxy: "IPV4:PORT" */
 	const char *proxy = env(JAIL_ENV_PROXY);

@@ -182,14 +182,121 @@ for _ in range(30):
     time.sleep(0.1)
 print("inject:", result)
 EOF
-session "$JAILRUN --ask --ask-timeout 6 --policy $T/ask.policy --log $TMPDIR/ask.log -- sh -c 'python3 $T/inject.py & cat $T/other/notes.md; wait'"
+# the same ioctl through the 32-bit system call interface (int 0x80)
+sti32=''
+cat >"$T/sti32.c" <<'EOF'
+#include <fcntl.h>
+#include <stdio.h>
+static char ch = 'o'; /* below 4 GiB in a non-PIE program: an i386 pointer */
+int main(void)
+{
+	int fd = open("/dev/tty", O_RDWR);
+	long ret;
+	__asm__ volatile("int $0x80" : "=a"(ret) : "a"(54L), "b"((long)fd), "c"(0x5412L), "d"((long)&ch) : "memory");
+	printf("int80: %ld\n", ret);
+	return 0;
+}
+EOF
+policy=$T/ask.policy
+if gcc -O1 -no-pie -o "$T/sti32" "$T/sti32.c" 2>/dev/null; then
+	printf 'include default\ndeny read %s/other/**\nallow exec %s/sti32\n' "$T" "$T" >"$T/sti.policy"
+	policy=$T/sti.policy
+	sti32="$T/sti32 &"
+fi
+session "$JAILRUN --ask --ask-timeout 6 --policy $policy --log $TMPDIR/ask.log -- sh -c 'python3 $T/inject.py & $sti32 cat $T/other/notes.md; wait'"
 wait_for "exit=" 20
 out=$(pane)
 check "self-answer: TIOCSTI is refused to the jail" has "inject: TIOCSTI Operation not permitted"
+if [ -n "$sti32" ]; then
+	check "self-answer: ... and through int 0x80 (ENOSYS: no 32-bit calls in the jail)" has "int80: -38"
+else
+	skipped "self-answer: TIOCSTI through int 0x80" "gcc cannot build a non-PIE program here"
+fi
 check "self-answer: the question was not answered by it" has "no (no answer in time)"
 check "self-answer: the file stayed unread" lacks "other notes"
 check "log: the question is logged" grep -q '"decision":"asked"' "$TMPDIR/ask.log"
 check "log: ... and the answer" grep -q '"decision":"denied","answer":"no (no answer in time)"' "$TMPDIR/ask.log"
+
+# ---- a session answer covers the refusal it answered, not other rules' ----
+printf 'allow read /usr /lib /lib64 /bin /etc /proc /dev /sys %s/proj\nallow exec /usr /bin /lib /lib64\n' "$T" >"$T/narrow.policy"
+printf 'allow write /dev/null /dev/tty /dev/pts\ndeny read **/.env\n' >>"$T/narrow.policy"
+echo "SECRET=1" >"$T/other/.env"
+session "$JAILRUN --ask --kernel=off --policy $T/narrow.policy -- sh -c 'cat $T/other/notes.md; cat $T/other/.env'"
+wait_for "wants to READ $T/other/notes.md" && key d
+wait_for "wants to READ $T/other/.env" 10 && key n
+wait_for "exit=" 10
+out=$(pane)
+check "scope: 'directory' let the file the question named through" has "other notes"
+check "scope: ... but a .env there, refused by its own rule, is asked about again" test "$(questions)" -eq 2
+check "scope: ... and stays unread on no" lacks "SECRET=1"
+
+# ---- the broker answers only the library's questions ----
+cat >"$T/forge.py" <<'EOF'
+import ctypes, os, socket, struct, sys
+try:  # through libc, the shim refuses it: the socket is one of the jail's own files
+    socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).connect(os.environ["JAIL_ASK"])
+    print("libc-connect: ok")
+except OSError as e:
+    print("libc-connect:", e.strerror)
+libc = ctypes.CDLL("libc.so.6")  # libc's own connect: past the shim, as a raw program would
+def ask(path, access="read"):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    sa = struct.pack("=H", socket.AF_UNIX) + os.environ["JAIL_ASK"].encode() + b"\0"
+    if libc.connect(s.fileno(), sa, len(sa)) != 0:
+        return "cannot connect"
+    s.send(("ASK 1\n%s\nopen\n%s\nno rule allows it\n" % (access, path)).encode())
+    s.settimeout(5)
+    try:
+        return s.recv(8).decode() or "closed"
+    except socket.timeout:
+        return "waiting"
+print("allowed-path:", ask("/etc/hostname"))
+print("through-a-link:", ask(sys.argv[1]))
+print("dotdot:", ask(sys.argv[2]))
+EOF
+ln -s "$HOME/.ssh" "$T/proj/innocent"
+session "$JAILRUN --ask --policy $T/ask.policy -- python3 $T/forge.py $T/proj/innocent/id_rsa $T/proj/../home/.ssh/id_rsa"
+wait_for "exit=" 20
+out=$(pane)
+check "forged: the shim refuses a connect to the broker's socket (the jail's own file)" has "libc-connect: Permission denied"
+check "forged: a question about a path the policy allows is not put" has "allowed-path: closed"
+check "forged: nor one through a symlink (not the library's resolved path)" has "through-a-link: closed"
+check "forged: nor one with .. in it" has "dotdot: closed"
+check "forged: no question reached the terminal" test "$(questions)" -eq 0
+
+# ---- a rule written for always names the path literally ----
+mkdir -p "$T/other/n*" "$T/other/nested" && echo "in star" >"$T/other/n*/x" && echo "nested" >"$T/other/nested/y"
+cp "$T/ask.policy" "$T/glob.policy"
+session "$JAILRUN --ask --policy $T/glob.policy -- cat $T/other/n*/x"
+wait_for "wants to READ" && key a
+wait_for "exit=" 10
+check "glob: the rule written escapes the directory's *" grep -qxF 'allow read '"$T"'/other/n\*' "$T/glob.policy"
+out=$("$JAILRUN" --policy "$T/glob.policy" -- cat "$T/other/nested/y" 2>&1)
+check "glob: ... so it grants nothing else" has "Permission denied"
+
+# ---- a jailed process holding the terminal's output cannot hang the question ----
+session "$JAILRUN --ask --ask-timeout 5 --policy $T/ask.policy -- python3 -c '
+import os, termios
+fd = os.open(\"/dev/tty\", os.O_RDWR)
+termios.tcflow(fd, termios.TCOOFF)
+open(\"$T/other/notes.md\").read()'"
+if wait_for "wants to READ $T/other/notes.md" 10; then
+	key n
+	ok "tcflow(TCOOFF): the question is still shown"
+else
+	not_ok "tcflow(TCOOFF): the question is still shown" "$(pane)"
+fi
+wait_for "exit=" 10
+out=$(pane)
+check "tcflow(TCOOFF): the answer went through" has "Permission denied"
+
+# ---- nor type into the terminal through its multiplexer ----
+session "$JAILRUN --policy $T/ask.policy -- sh -c 'tmux send-keys -t \"\$TMUX_PANE\" \"echo INJECT\$((6*7))\" Enter; echo tmux=\$?'"
+wait_for "exit=" 10
+sleep 0.5
+out=$(pane)
+check "tmux: the jail cannot reach the multiplexer's socket" has "jail: denied write"
+check "tmux: ... so nothing was typed" lacks "INJECT42"
 
 # ---- what the jail names is shown, never obeyed, by the terminal ----
 esc=$(printf '\033')
