@@ -50,10 +50,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,7 +105,23 @@ static int no_next;
 static double quiet_until;
 
 static int tty = -1;
-static volatile sig_atomic_t stopping;
+static volatile sig_atomic_t stopping, resized;
+
+/* --pty: the jail runs on a terminal of its own, whose other end (master)
+ * the broker relays to the user's; while a question is asked the relay
+ * stops, so the jail can neither read the answer nor write over the
+ * question, and it never holds the user's terminal at all. */
+static int relay;          /* relaying (the user's terminal is raw while we do) */
+static int master = -1;    /* the jail's terminal, our end */
+static pid_t child = -1;   /* the launcher, on the jail's terminal */
+static int master_gone;    /* the jail's terminal has no one left on it */
+static struct termios user_termios;
+
+static void on_winch(int sig)
+{
+	(void)sig;
+	resized = 1;
+}
 
 static void on_stop(int sig)
 {
@@ -232,6 +250,10 @@ static const char *upper(enum jail_access a)
 
 static void take_terminal(void)
 {
+	if (relay) { /* the jail is on its own terminal: ours is already raw */
+		tcflush(tty, TCIFLUSH); /* keys typed before the question do not answer it */
+		return;
+	}
 	tcflow(tty, TCOON); /* output a jailed process suspended (TCOOFF) resumes */
 	saved_fg = tcgetpgrp(tty);
 	tcgetattr(tty, &saved_termios);
@@ -246,6 +268,8 @@ static void take_terminal(void)
 
 static void give_terminal_back(void)
 {
+	if (relay)
+		return;
 	tcsetattr(tty, TCSANOW, &saved_termios);
 	if (saved_fg > 0) {
 		tcsetpgrp(tty, saved_fg);
@@ -567,7 +591,8 @@ static pid_t parent_of(pid_t pid)
 static int is_supervisor(pid_t pid)
 {
 	char self[PATH_MAX], peer[PATH_MAX], link[64];
-	if (parent_of(pid) != getppid())
+	pid_t parent = parent_of(pid);
+	if (parent != getppid() && parent != getpid()) /* jailrun's, or ours under --pty */
 		return 0;
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 32);
 	snprintf(link, sizeof(link), "/proc/%d/exe", (int)pid);
@@ -670,16 +695,108 @@ static void arrive(int fd)
 		ask(r);
 }
 
+/* Starts argv on a new terminal whose master we keep: its own session,
+ * the terminal as its controlling one and as whichever of 0, 1, 2 were
+ * the user's terminal. 0, or -1 after saying why. */
+static int start_on_pty(char **argv)
+{
+	master = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0 || grantpt(master) != 0 || unlockpt(master) != 0) {
+		fprintf(stderr, "jail-broker: cannot make a terminal for the jail: %s\n", strerror(errno));
+		return -1;
+	}
+	const char *slave = ptsname(master);
+	struct winsize ws;
+	tcgetattr(tty, &user_termios);
+	int have_ws = ioctl(tty, TIOCGWINSZ, &ws) == 0;
+	int was_tty[3];
+	for (int fd = 0; fd < 3; fd++)
+		was_tty[fd] = isatty(fd);
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (child == 0) {
+		setsid();
+		int s = open(slave, O_RDWR); /* a session leader's first terminal: its controlling one */
+		if (s < 0)
+			_exit(126);
+		ioctl(s, TIOCSCTTY, 0);
+		tcsetattr(s, TCSANOW, &user_termios);
+		if (have_ws)
+			ioctl(s, TIOCSWINSZ, &ws);
+		for (int fd = 0; fd < 3; fd++)
+			if (was_tty[fd])
+				dup2(s, fd);
+		if (s > 2)
+			close(s);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTTOU, SIG_DFL);
+		signal(SIGTTIN, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "jail-broker: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	struct termios raw = user_termios;
+	cfmakeraw(&raw);
+	tcsetattr(tty, TCSANOW, &raw);
+	relay = 1;
+	struct sigaction sw = {.sa_handler = on_winch};
+	sigaction(SIGWINCH, &sw, NULL);
+	return 0;
+}
+
+/* Copies what is ready from one descriptor to the other; -1 at its end. */
+static int pump(int from, int to)
+{
+	char buf[8192];
+	ssize_t n = read(from, buf, sizeof(buf));
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	if (n <= 0)
+		return -1;
+	for (ssize_t off = 0; off < n;) {
+		ssize_t w = write(to, buf + off, (size_t)(n - off));
+		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
+			struct pollfd p = {.fd = to, .events = POLLOUT};
+			poll(&p, 1, 1000);
+			continue;
+		}
+		if (w <= 0)
+			return -1;
+		off += w;
+	}
+	return 0;
+}
+
+/* The jail's launcher has ended: what it still wrote, the user's terminal
+ * as it was, and its status as ours. */
+static int finish_pty(int status)
+{
+	fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
+	while (pump(master, tty) == 0) {
+		struct pollfd p = {.fd = master, .events = POLLIN};
+		if (poll(&p, 1, 50) != 1)
+			break;
+	}
+	tcsetattr(tty, TCSANOW, &user_termios);
+	for (int i = 0; i < npending; i++)
+		answer(pending[i], 0, "no (the jail ended)");
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: jail-broker --socket PATH --blob FILE... [--policy-file FILE [--new]] [--timeout SECS] "
-	                "[--supervised]\n");
+	                "[--supervised] [--pty -- COMMAND...]\n");
 	return 2;
 }
 
 int main(int argc, char **argv)
 {
 	const char *sock = NULL;
+	char **command = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--socket") == 0 && i + 1 < argc)
 			sock = argv[++i];
@@ -700,7 +817,10 @@ int main(int argc, char **argv)
 		}
 		else if (strcmp(argv[i], "--supervised") == 0)
 			landlock_opts |= JAIL_LANDLOCK_READ_DENIES_ELSEWHERE;
-		else
+		else if (strcmp(argv[i], "--pty") == 0 && i + 2 < argc && strcmp(argv[i + 1], "--") == 0) {
+			command = argv + i + 2;
+			break;
+		} else
 			return usage();
 	}
 	if (!sock || nlayers == 0)
@@ -713,8 +833,10 @@ int main(int argc, char **argv)
 		defaults = dp;
 	kernel_active = jail_landlock_abi() > 0 && jail_policy_kernel(layers[0]) != JAIL_KERNEL_OFF;
 
-	/* our own process group: the terminal's foreground while we ask */
-	setpgid(0, 0);
+	/* our own process group: the terminal's foreground while we ask (under
+	 * --pty we stay in jailrun's, the foreground one, to read the keys) */
+	if (!command)
+		setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	struct sigaction st = {.sa_handler = on_stop};
 	sigaction(SIGTERM, &st, NULL);
@@ -739,23 +861,52 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	umask(old);
-	/* ready: jailrun waits for this line on stdout */
-	printf("ready\n");
-	fflush(stdout);
-	fclose(stdout);
+	if (command) {
+		if (tty < 0 || start_on_pty(command) != 0) { /* no terminal to relay: the command as it is */
+			pid_t pid = fork();
+			if (pid == 0) {
+				execvp(command[0], command);
+				_exit(127);
+			}
+			child = pid;
+		}
+	} else {
+		/* ready: jailrun waits for this line on stdout */
+		printf("ready\n");
+		fflush(stdout);
+		fclose(stdout);
+	}
 
 	for (;;) {
-		struct pollfd p[2] = {{.fd = ls, .events = POLLIN}, {.fd = asking ? tty : -1, .events = POLLIN}};
+		struct pollfd p[4] = {{.fd = ls, .events = POLLIN},
+		                      {.fd = asking || relay ? tty : -1, .events = POLLIN},
+		                      {.fd = relay && !asking && !master_gone ? master : -1, .events = POLLIN}};
 		int wait_ms = -1;
+		if (child > 0) {
+			int status;
+			if (waitpid(child, &status, WNOHANG) == child)
+				return relay ? finish_pty(status)
+				             : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+			wait_ms = 200; /* look for the launcher's end */
+		}
+		if (resized) {
+			struct winsize ws;
+			resized = 0;
+			if (ioctl(tty, TIOCGWINSZ, &ws) == 0)
+				ioctl(master, TIOCSWINSZ, &ws);
+		}
 		if (asking) {
 			struct timespec t;
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			double left = (double)(deadline.tv_sec - t.tv_sec) + (double)(deadline.tv_nsec - t.tv_nsec) / 1e9;
-			wait_ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+			int left_ms = left <= 0 ? 0 : (int)(left * 1000) + 1;
+			wait_ms = wait_ms < 0 || left_ms < wait_ms ? left_ms : wait_ms;
 			if (wait_ms > 500)
 				wait_ms = 500; /* look at the terminal's foreground twice a second */
 		}
-		int rc = poll(p, 2, wait_ms);
+		if (asking && wait_ms > 500)
+			wait_ms = 500;
+		int rc = poll(p, 3, wait_ms);
 		if (stopping) { /* the jail is over: the terminal as we found it, every question no */
 			if (asking)
 				settle('n');
@@ -765,7 +916,12 @@ int main(int argc, char **argv)
 		}
 		if (rc < 0 && errno != EINTR)
 			return 1;
-		if (asking && tcgetpgrp(tty) != getpgrp()) {
+		if (relay && !asking) { /* the relay: keys to the jail, its output to the user */
+			if ((p[1].revents & POLLIN) && pump(tty, master) < 0)
+				p[1].revents = 0;
+			if ((p[2].revents & (POLLIN | POLLHUP | POLLERR)) && pump(master, tty) < 0)
+				master_gone = 1;
+		} else if (asking && !relay && tcgetpgrp(tty) != getpgrp()) {
 			settle('x');
 		} else if (asking && (p[1].revents & POLLIN)) {
 			char k = 0;

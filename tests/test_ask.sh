@@ -274,12 +274,15 @@ check "glob: the rule written escapes the directory's *" grep -qxF 'allow read '
 out=$("$JAILRUN" --policy "$T/glob.policy" -- cat "$T/other/nested/y" 2>&1)
 check "glob: ... so it grants nothing else" has "Permission denied"
 
-# ---- a jailed process holding the terminal's output cannot hang the question ----
-session "$JAILRUN --ask --ask-timeout 5 --policy $T/ask.policy -- python3 -c '
+# ---- a jailed process holding the terminal's output cannot hang the question
+# (it holds its own terminal's: --quiet, or the jail's own refusal line would
+# wait there too) ----
+session "$JAILRUN --ask --ask-timeout 5 --quiet --policy $T/ask.policy -- python3 -c '
 import os, termios
 fd = os.open(\"/dev/tty\", os.O_RDWR)
 termios.tcflow(fd, termios.TCOOFF)
-open(\"$T/other/notes.md\").read()'"
+try: open(\"$T/other/notes.md\").read()
+except OSError as e: termios.tcflow(fd, termios.TCOON); print(\"refused:\", e.strerror)'"
 if wait_for "wants to READ $T/other/notes.md" 10; then
 	key n
 	ok "tcflow(TCOOFF): the question is still shown"
@@ -288,7 +291,36 @@ else
 fi
 wait_for "exit=" 10
 out=$(pane)
-check "tcflow(TCOOFF): the answer went through" has "Permission denied"
+check "tcflow(TCOOFF): the answer went through" has "refused: Permission denied"
+
+# ---- the jail runs on a terminal of its own: it cannot read the answer
+# nor write over the question ----
+cat >"$T/steal.py" <<'EOF'
+import os, select, sys, time
+if sys.argv[1] == "read":   # detached from its terminal, reading what it holds as fd 0
+    os.setsid()
+    r, _, _ = select.select([0], [], [], 4)
+    print("stolen:", os.read(0, 16) if r else b"nothing", flush=True)
+else:                       # painting over the question, once it is shown
+    time.sleep(1.5)
+    for _ in range(40):
+        os.write(1, b"\r\nFAKE QUESTION: press o\r\n")
+        time.sleep(0.05)
+EOF
+session "$JAILRUN --ask --policy $T/ask.policy -- sh -c 'tty; python3 $T/steal.py read & sleep 0.5; python3 $T/steal.py paint & sleep 0.3; cat $T/other/notes.md; wait'"
+if wait_for "wants to READ $T/other/notes.md" 10; then
+	sleep 2.5
+	during=$(pane)
+	key o
+else
+	during=''
+fi
+wait_for "exit=" 15
+out=$(pane)
+check "own terminal: the jail's terminal is not the user's" bash -c "grep -q '^/dev/pts/' <<<\"\$0\" && ! grep -q \"\$(tmux -L jail-ask-$$ display -p -t ask$n_session '#{pane_tty}')\" <<<\"\$0\"" "$out"
+check "own terminal: the question was shown whole, nothing painted over it" bash -c "grep -q 'wants to READ' <<<\"\$0\" && ! grep -q FAKE <<<\"\$0\"" "$during"
+check "own terminal: the answer went to the broker (the file was read)" has "other notes"
+check "own terminal: a detached reader got nothing of it" bash -c "grep -q '^stolen: ' <<<\"\$0\" && ! grep -q \"^stolen: b'o\" <<<\"\$0\"" "$out"
 
 # ---- nor type into the terminal through its multiplexer ----
 session "$JAILRUN --policy $T/ask.policy -- sh -c 'tmux send-keys -t \"\$TMUX_PANE\" \"echo INJECT\$((6*7))\" Enter; echo tmux=\$?'"
