@@ -14,11 +14,13 @@
  *         [o]nce  [d]irectory /home/u/other for this session  [a]lways (add to policy)  [N]o
  *
  * Invariants:
- *  1. Only a key read from the terminal answers. While it asks, the broker's
- *     own process group is the terminal's foreground group, so no jailed
- *     process can read the keys; a jailed process that takes the foreground
- *     back forfeits the question (no). (TIOCSTI, which would type into the
- *     terminal, is refused to the jail by jailctl landlock-exec.)
+ *  1. Only a single key read from the user's terminal answers (several
+ *     bytes at once are a terminal's reply or a paste). Under --pty the jail
+ *     is on a terminal of its own and the relay stops while we ask; without
+ *     it, our process group holds the terminal's foreground while we ask,
+ *     and a jailed process that takes it back forfeits the question (no).
+ *     (TIOCSTI is refused to the jail by jailctl landlock-exec; jailrun
+ *     denies the user's terminal to a jail on its own one.)
  *  2. No answer is no: Enter, a timeout, no terminal, a closed broker.
  *  3. Questions are grouped by access and directory: while one is asked,
  *     more of the same group wait for its answer; "directory" and "no"
@@ -115,6 +117,7 @@ static int relay;          /* relaying (the user's terminal is raw while we do) 
 static int master = -1;    /* the jail's terminal, our end */
 static pid_t child = -1;   /* the launcher, on the jail's terminal */
 static int master_gone;    /* the jail's terminal has no one left on it */
+static int tty_gone;       /* the user's terminal hung up */
 static struct termios user_termios;
 
 static void on_winch(int sig)
@@ -150,9 +153,16 @@ static void say(const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n > 0 && tty >= 0) {
-		ssize_t w = write(tty, buf, (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
-		(void)w;
+	size_t len = n > 0 ? ((size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1) : 0;
+	for (size_t off = 0; tty >= 0 && off < len;) { /* whole, or not at all after a second's wait */
+		ssize_t w = write(tty, buf + off, len - off);
+		if (w > 0) {
+			off += (size_t)w;
+			continue;
+		}
+		struct pollfd p = {.fd = tty, .events = POLLOUT};
+		if ((w < 0 && errno != EAGAIN && errno != EINTR) || poll(&p, 1, 1000) != 1)
+			break;
 	}
 }
 
@@ -301,6 +311,10 @@ static void ask(struct request *r)
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
 	deadline.tv_sec += timeout_secs;
 	take_terminal();
+	/* whatever the jail's output left the terminal in (an unfinished escape
+	 * string that would swallow the question, hidden or graphic text):
+	 * CAN and ST end it; then plain attributes, ASCII, a visible cursor */
+	say("\030\033\\\033[0m\033(B\017\033[?25h");
 	say("\r\njail: %s (pid %d) wants to %s %s\r\n", shown(r->program, prog, sizeof(prog)), (int)r->pid,
 	    upper(r->access), shown(r->path, path, sizeof(path)));
 	say("      (%s%s)\r\n", strcmp(r->rule, "no rule allows it") == 0 ? "" : "refused by ", shown(r->rule, path, sizeof(path)));
@@ -741,13 +755,16 @@ static int start_on_pty(char **argv)
 	struct termios raw = user_termios;
 	cfmakeraw(&raw);
 	tcsetattr(tty, TCSANOW, &raw);
+	fcntl(master, F_SETFL, fcntl(master, F_GETFL) | O_NONBLOCK);
 	relay = 1;
 	struct sigaction sw = {.sa_handler = on_winch};
 	sigaction(SIGWINCH, &sw, NULL);
 	return 0;
 }
 
-/* Copies what is ready from one descriptor to the other; -1 at its end. */
+/* Copies what is ready from one descriptor to the other; -1 at its end.
+ * Keys for a jail that does not read them are dropped after a moment
+ * (the broker must go on answering), output for the user waits. */
 static int pump(int from, int to)
 {
 	char buf[8192];
@@ -760,7 +777,8 @@ static int pump(int from, int to)
 		ssize_t w = write(to, buf + off, (size_t)(n - off));
 		if (w < 0 && (errno == EAGAIN || errno == EINTR)) {
 			struct pollfd p = {.fd = to, .events = POLLOUT};
-			poll(&p, 1, 1000);
+			if (poll(&p, 1, to == master ? 100 : 1000) != 1 && (to == master || stopping))
+				return 0;
 			continue;
 		}
 		if (w <= 0)
@@ -879,7 +897,7 @@ int main(int argc, char **argv)
 
 	for (;;) {
 		struct pollfd p[4] = {{.fd = ls, .events = POLLIN},
-		                      {.fd = asking || relay ? tty : -1, .events = POLLIN},
+		                      {.fd = (asking || relay) && !tty_gone ? tty : -1, .events = POLLIN},
 		                      {.fd = relay && !asking && !master_gone ? master : -1, .events = POLLIN}};
 		int wait_ms = -1;
 		if (child > 0) {
@@ -912,20 +930,27 @@ int main(int argc, char **argv)
 				settle('n');
 			for (int i = 0; i < npending; i++)
 				answer(pending[i], 0, "no (the jail ended)");
-			return 0;
+			if (relay)
+				tcsetattr(tty, TCSANOW, &user_termios);
+			return relay ? 128 + SIGTERM : 0;
 		}
 		if (rc < 0 && errno != EINTR)
 			return 1;
 		if (relay && !asking) { /* the relay: keys to the jail, its output to the user */
-			if ((p[1].revents & POLLIN) && pump(tty, master) < 0)
-				p[1].revents = 0;
+			if ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) && pump(tty, master) < 0)
+				tty_gone = 1; /* hung up: stop polling it */
 			if ((p[2].revents & (POLLIN | POLLHUP | POLLERR)) && pump(master, tty) < 0)
 				master_gone = 1;
 		} else if (asking && !relay && tcgetpgrp(tty) != getpgrp()) {
 			settle('x');
 		} else if (asking && (p[1].revents & POLLIN)) {
-			char k = 0;
-			if (read(tty, &k, 1) == 1) {
+			char keys[64];
+			ssize_t got = read(tty, keys, sizeof(keys));
+			if (got > 1 || (got < 0 && (errno == EAGAIN || errno == EINTR))) {
+				/* several bytes at once are not a key press: a terminal's
+				 * reply to a query the jail sent, or a paste; ignored */
+			} else if (got == 1) {
+				char k = keys[0];
 				if (k >= 'A' && k <= 'Z')
 					k = (char)(k - 'A' + 'a');
 				int only_always = kernel_refuses(asking);

@@ -322,6 +322,38 @@ check "own terminal: the question was shown whole, nothing painted over it" bash
 check "own terminal: the answer went to the broker (the file was read)" has "other notes"
 check "own terminal: a detached reader got nothing of it" bash -c "grep -q '^stolen: ' <<<\"\$0\" && ! grep -q \"^stolen: b'o\" <<<\"\$0\"" "$out"
 
+# the user's terminal itself is denied to the jail: a process that finds it
+# (up its parents' /proc/PID/stat) can neither write over the question nor
+# read the keys there
+cat >"$T/usertty.py" <<'EOF'
+import os
+mine = os.ttyname(1)
+pid = os.getpid()
+while pid > 1:
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    ppid, tty_nr = int(fields[1]), int(fields[4])
+    if tty_nr:
+        major, minor = (tty_nr >> 8) & 0xfff, (tty_nr & 0xff) | ((tty_nr >> 12) & 0xfff00)
+        path = "/dev/pts/%d" % minor if major == 136 else None
+        if path and path != mine:
+            for mode in ("w", "r"):
+                try:
+                    open(path, mode)
+                    print("user-tty %s: opened" % mode)
+                except OSError as e:
+                    print("user-tty %s: %s" % (mode, e.strerror))
+            break
+    pid = ppid
+else:
+    print("user-tty: not found")
+EOF
+session "$JAILRUN --ask --ask-timeout 2 --policy $T/ask.policy -- python3 $T/usertty.py"
+wait_for "exit=" 15
+out=$(pane)
+check "user's terminal: the jail cannot open it for writing" has "user-tty w: Permission denied"
+check "user's terminal: ... nor for reading" has "user-tty r: Permission denied"
+
 # ---- nor type into the terminal through its multiplexer ----
 session "$JAILRUN --policy $T/ask.policy -- sh -c 'tmux send-keys -t \"\$TMUX_PANE\" \"echo INJECT\$((6*7))\" Enter; echo tmux=\$?'"
 wait_for "exit=" 10
