@@ -62,6 +62,7 @@ static const struct range local_ranges[] = {
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+_Static_assert(NELEM(loopback_ranges) + NELEM(local_ranges) <= JAIL_NET_MAX_EXPAND, "`private` fits one expansion");
 
 static int prefix_match(const uint8_t *a, const uint8_t *net, unsigned bits)
 {

@@ -170,18 +170,9 @@ static void say(const char *fmt, ...)
 /* One JSON line per question and per answer, in the main policy's log. */
 static void log_event(const struct request *r, const char *event, const char *answer)
 {
-	const char *log = jail_policy_log(layers[0]);
-	int lfd = log ? open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0600) : -1;
-	FILE *f = lfd >= 0 ? fdopen(lfd, "a") : NULL;
-	if (!f) {
-		if (lfd >= 0)
-			close(lfd);
+	FILE *f = jail_log_begin(jail_policy_log(layers[0]), r->pid, r->program);
+	if (!f)
 		return;
-	}
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	fprintf(f, "{\"time\":%lld.%03ld,\"pid\":%d,\"program\":", (long long)ts.tv_sec, ts.tv_nsec / 1000000, (int)r->pid);
-	jail_json_string(f, r->program);
 	fputs(",\"operation\":", f);
 	jail_json_string(f, r->op);
 	fputs(",\"access\":", f);

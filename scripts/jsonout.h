@@ -9,4 +9,9 @@
  * outside printable ASCII as \u00XX (one per byte, as the shim does). */
 void jail_json_string(FILE *f, const char *s);
 
+/* Opens the log for appending, created 0600 as the shim creates it; NULL
+ * when path is NULL or it cannot be opened. Starts the line: the time,
+ * the pid and the program, as the shim's lines begin. */
+FILE *jail_log_begin(const char *path, long pid, const char *program);
+
 #endif

@@ -66,15 +66,10 @@ static void report(const struct jail_policy *p, const char *subject, const char 
 			close(fd);
 		}
 	}
-	const char *log = jail_policy_log(p);
-	FILE *f = log ? fopen(log, "ae") : NULL;
+	FILE *f = jail_log_begin(jail_policy_log(p), getpid(), "jail-netproxy");
 	if (!f)
 		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	fprintf(f, "{\"time\":%lld.%03ld,\"pid\":%d,\"program\":\"jail-netproxy\",\"operation\":\"proxy\","
-	           "\"access\":\"connect\",\"path\":",
-	        (long long)ts.tv_sec, ts.tv_nsec / 1000000, (int)getpid());
+	fputs(",\"operation\":\"proxy\",\"access\":\"connect\",\"path\":", f);
 	jail_json_string(f, subject);
 	fputs(",\"resolved\":", f);
 	jail_json_string(f, subject);

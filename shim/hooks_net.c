@@ -192,62 +192,48 @@ JAIL_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int f)
 }
 
 /* sendmmsg: each message's address copied and decided; the kernel's counts
- * (msg_len) go back into the caller's array. A few on the stack, more in a
- * mapping (at most 1024: all the kernel sends in one call). */
+ * (msg_len) go back into the caller's array. The copied headers (which the
+ * kernel wants contiguous) and then their addresses: a few on the stack,
+ * more in a mapping (at most 1024, all the kernel sends in one call). */
 JAIL_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int f)
 {
-	struct entry {
-		struct mmsghdr h;
-		struct sockaddr_storage a;
-	} local[4], *e = local;
+	enum { FEW = 4 };
+	struct mmsghdr few_h[FEW];
+	struct sockaddr_storage few_a[FEW];
+	struct mmsghdr *h = few_h;
+	struct sockaddr_storage *a = few_a;
 	size_t len = 0;
 	if (!jail_launder(v) || n == 0)
 		return ((sendmmsg_fn)jail_real(JAIL_ID_sendmmsg))(fd, v, n, f);
 	if (n > 1024)
 		n = 1024;
-	if (n > 4) {
-		len = ((size_t)n * sizeof(*e) + 4095) & ~(size_t)4095;
+	if (n > FEW) {
+		len = ((size_t)n * (sizeof(*h) + sizeof(*a)) + 4095) & ~(size_t)4095;
 		void *m = jail_os_mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (m == MAP_FAILED)
 			return fail(-ENOMEM);
-		e = m;
+		a = m; /* the addresses first: their alignment is the stricter */
+		h = (struct mmsghdr *)(a + n);
 	}
-	int rc = 0;
+	int rc = 0, sent = -1, err = 0;
 	for (unsigned int i = 0; rc == 0 && i < n; i++) {
-		e[i].h = v[i];
-		rc = jail_sockaddr_copy(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, &e[i].a);
-		if (rc == 0 && e[i].h.msg_hdr.msg_name) {
-			e[i].h.msg_hdr.msg_name = &e[i].a;
-			rc = jail_check_sockaddr(&e[i].a, e[i].h.msg_hdr.msg_namelen, 0, 1, "sendmmsg");
+		h[i] = v[i];
+		rc = jail_sockaddr_copy(v[i].msg_hdr.msg_name, v[i].msg_hdr.msg_namelen, &a[i]);
+		if (rc == 0 && h[i].msg_hdr.msg_name) {
+			h[i].msg_hdr.msg_name = &a[i];
+			rc = jail_check_sockaddr(&a[i], h[i].msg_hdr.msg_namelen, 0, 1, "sendmmsg");
 		}
 	}
-	int sent = -1, err = 0;
 	if (rc == 0) {
-		struct mmsghdr packed[4], *p = n > 4 ? NULL : packed;
-		size_t plen = 0;
-		if (!p) { /* the kernel wants the headers contiguous */
-			plen = ((size_t)n * sizeof(*p) + 4095) & ~(size_t)4095;
-			void *m = jail_os_mmap(NULL, plen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (m == MAP_FAILED)
-				rc = -ENOMEM;
-			else
-				p = m;
-		}
-		if (p) {
-			for (unsigned int i = 0; i < n; i++)
-				p[i] = e[i].h;
-			sent = ((sendmmsg_fn)jail_real(JAIL_ID_sendmmsg))(fd, p, n, f);
-			err = errno;
-			for (int i = 0; i < sent; i++)
-				v[i].msg_len = p[i].msg_len;
-			if (plen)
-				jail_os_munmap(p, plen);
-		}
+		sent = ((sendmmsg_fn)jail_real(JAIL_ID_sendmmsg))(fd, h, n, f);
+		err = errno;
+		for (int i = 0; i < sent; i++)
+			v[i].msg_len = h[i].msg_len;
 	}
 	if (len)
-		jail_os_munmap(e, len);
+		jail_os_munmap(a, len);
 	if (rc)
 		return fail(rc);
-	errno = err ? err : errno;
+	errno = err;
 	return sent;
 }

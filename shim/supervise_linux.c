@@ -451,6 +451,18 @@ static int via_proc(const char *path)
 	return strncmp(path, "/proc/", 6) == 0;
 }
 
+/* Runs fn(arg) in a thread nobody joins: 0, or an errno. */
+static int detached(void *(*fn)(void *), void *arg)
+{
+	pthread_t t;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	int rc = pthread_create(&t, &attr, fn, arg);
+	pthread_attr_destroy(&attr);
+	return rc;
+}
+
 /* Opening a FIFO waits for its other end, which another process of the
  * jail may be about to open through this same supervisor: such an open is
  * made, and its descriptor placed, by a thread of its own, so that the
@@ -491,18 +503,13 @@ static void *open_fifo(void *arg)
 static long fifo_handoff(struct caller *c, long pin, long flags)
 {
 	struct stat st;
-	pthread_t t;
-	pthread_attr_t attr;
 	if ((flags & (O_NONBLOCK | O_PATH)) || fstat((int)pin, &st) != 0 || !S_ISFIFO(st.st_mode))
 		return 0;
 	struct fifo_open *f = malloc(sizeof(*f));
 	if (!f)
 		return -ENOMEM;
 	*f = (struct fifo_open){.listener = c->listener, .pin = (int)pin, .id = c->req->id, .flags = flags};
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	int rc = pthread_create(&t, &attr, open_fifo, f);
-	pthread_attr_destroy(&attr);
+	int rc = detached(open_fifo, f);
 	if (rc != 0) {
 		free(f);
 		return -rc;
@@ -1168,7 +1175,7 @@ static void *connect_inet(void *arg)
 
 /* The kernel layer's TCP port bound (landlock_linux.c), which a connection
  * made from outside the jail's Landlock domain must hold itself. */
-static int outside_port_bound(int sock, const struct sockaddr_storage *a, unsigned port)
+static int outside_port_bound(int sock, unsigned port)
 {
 	const struct jail_config *cfg = jail_config();
 	static int abi = -1;
@@ -1181,7 +1188,6 @@ static int outside_port_bound(int sock, const struct sockaddr_storage *a, unsign
 		return 0;
 	if (cfg->proxy_port && port == cfg->proxy_port)
 		return 0; /* the proxy's port is granted in the kernel too */
-	(void)a;
 	for (int i = 0; i < cfg->nlayers; i++) {
 		if (jail_policy_mode(cfg->layer[i]) == JAIL_MODE_AUDIT || jail_policy_kernel(cfg->layer[i]) == JAIL_KERNEL_OFF)
 			continue;
@@ -1224,7 +1230,7 @@ static long connect_internet(struct caller *c, const struct jail_sup_row *row, l
 	}
 	unsigned port = ntohs(f->a.ss_family == AF_INET ? ((struct sockaddr_in *)&f->a)->sin_port
 	                                               : ((struct sockaddr_in6 *)&f->a)->sin6_port);
-	if (outside_port_bound(sock, &f->a, port)) {
+	if (outside_port_bound(sock, port)) {
 		close(sock);
 		free(f);
 		return jail_refuse(row->name, "(an internet address)",
@@ -1235,13 +1241,10 @@ static long connect_internet(struct caller *c, const struct jail_sup_row *row, l
 		free(f);
 		return NOBODY;
 	}
-	*f = (struct inet_connect){.listener = c->listener, .sock = sock, .id = c->req->id, .len = f->len, .a = f->a};
-	pthread_t t;
-	pthread_attr_t attr;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	int prc = pthread_create(&t, &attr, connect_inet, f);
-	pthread_attr_destroy(&attr);
+	f->listener = c->listener;
+	f->sock = sock;
+	f->id = c->req->id;
+	int prc = detached(connect_inet, f);
 	if (prc != 0) {
 		close(sock);
 		free(f);
