@@ -8,7 +8,7 @@
  *     check with EACCES. A layer in audit mode reports "would deny" and lets
  *     the call go on (so an inner audit layer cannot loosen an outer one).
  *  3. The jail's own files (its policies, compiled blobs, log, the shim) are
- *     never writable, whatever the policy says.
+ *     never writable, whatever the policy says; the shim is always readable.
  *  4. Reopening an own descriptor for access it already has is allowed.
  *  5. A missing object is ENOENT for any access but write, as the kernel
  *     would say, and is not reported.
@@ -82,8 +82,12 @@ void jail_put_json(struct jail_buf *b, const char *s)
  * (supervise_linux.c) sets the process it decides for, and asks for no
  * stderr line (the caller's terminal is not the supervisor's to write on;
  * its denials go to the log and the tally). Set only by the supervisor,
- * which is single-threaded; the shim never changes it. */
+ * per worker thread (JAIL_PER_THREAD_SPEAKER); the shim never changes it. */
+#ifdef JAIL_PER_THREAD_SPEAKER
+static __thread struct {
+#else
 static struct {
+#endif
 	long pid;
 	const char *(*program)(long pid); /* asked only when a line is written */
 	int silent;
@@ -338,6 +342,11 @@ int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const
 		       "another process's environment and memory: the jail scrubs secrets from the environment");
 		return -EACCES;
 	}
+	/* The library itself: the loader maps it into every process of the jail
+	 * before any hook runs (under a supervisor, with an open it decides),
+	 * and reading it reveals nothing. The kernel layer grants it too. */
+	if ((a == JAIL_READ || a == JAIL_EXEC) && resolved && c->shim_real && strcmp(resolved, c->shim_real) == 0)
+		return 0;
 	if (a == JAIL_WRITE && ((resolved && is_protected(c, resolved)) || (given && is_protected(c, given)))) {
 		report(c->layer[0], "denied", a, op, resolved ? resolved : given, r, "the jail's own file");
 		return -EACCES;

@@ -29,11 +29,14 @@
  *     cwd and fds opened for it belong to it, not to a reused pid).
  *  4. A caller whose root or mount namespace is not the supervisor's is
  *     refused: its paths would name other objects here.
- *  5. Creations use the caller's umask; the supervisor's own is set to it
- *     around the call (the supervisor is single-threaded).
+ *  5. Creations use the caller's umask; the serving thread's own is set to
+ *     it around the call (each worker has its own umask: unshare(CLONE_FS)).
  *  6. Refusals go to the log and the tally, not to stderr: the caller's
  *     terminal is not the supervisor's to write on.
- *  7. The supervisor exits with the command's status when the command
+ *  7. Each notification is served, start to answer, by one worker thread;
+ *     a call that waits (a question at the terminal) holds its worker only,
+ *     and the last idle worker to take a call starts another (workers()).
+ *  8. The supervisor exits with the command's status when the command
  *     exits. Calls still made afterwards by leftover descendants fail with
  *     ENOSYS: without its supervisor the jail fails closed.
  */
@@ -51,6 +54,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,8 +153,8 @@ static int read_string(struct caller *c, unsigned long addr, char *out, size_t c
  * three system calls per call). A descriptor outlives its process: reading
  * it then fails, and the caller reopens (a reused TID gets the new
  * process's memory, never the old one's). */
-#define MEM_SLOTS 256
-static struct {
+#define MEM_SLOTS 32
+static __thread struct { /* per worker: another worker may close its own entries at any time */
 	pid_t tid;
 	int fd;
 } mem_cache[MEM_SLOTS];
@@ -231,6 +235,28 @@ static mode_t caller_umask(const struct caller *c)
 	return (mode_t)strtoul(v, NULL, 8) & 0777;
 }
 
+/* What the supervisor is, looked up once before the workers start (and
+ * read-only after): its identity lines, whether it is privileged, its
+ * mount namespace, the kernel's Landlock ABI. */
+static struct {
+	char identity[1024];
+	int privileged;
+	struct stat mnt_ns;
+	int landlock_abi;
+} self_view;
+
+static int identity(pid_t pid, char *out, size_t cap);
+
+static void look_at_self(void)
+{
+	if (identity(getpid(), self_view.identity, sizeof(self_view.identity)) != 0)
+		self_view.identity[0] = '\0'; /* every caller is then refused */
+	self_view.privileged = geteuid() == 0 || !strstr(self_view.identity, "\nCapEff:\t0000000000000000");
+	if (stat("/proc/self/ns/mnt", &self_view.mnt_ns) != 0)
+		memset(&self_view.mnt_ns, 0, sizeof(self_view.mnt_ns)); /* every caller is then refused */
+	self_view.landlock_abi = jail_landlock_abi();
+}
+
 /* The lines of /proc/PID/status that say who a process is. */
 static int identity(pid_t pid, char *out, size_t cap)
 {
@@ -258,20 +284,16 @@ static int identity(pid_t pid, char *out, size_t cap)
  * programs drop privileges is refused here, never served as root. */
 static int same_identity(const struct caller *c)
 {
-	static char mine[1024];
-	static int privileged = -1;
 	char theirs[1024];
-	if (!mine[0] && identity(getpid(), mine, sizeof(mine)) != 0)
+	if (!self_view.identity[0])
 		return 0;
 	/* A supervisor with no privilege gives a caller nothing it could not
 	 * do itself, whoever the caller became (without privilege it can only
 	 * gain capabilities in a user namespace of its own): the check is for
 	 * a privileged one. */
-	if (privileged < 0)
-		privileged = geteuid() == 0 || !strstr(mine, "\nCapEff:\t0000000000000000");
-	if (!privileged)
+	if (!self_view.privileged)
 		return 1;
-	return identity(c->tid, theirs, sizeof(theirs)) == 0 && strcmp(mine, theirs) == 0;
+	return identity(c->tid, theirs, sizeof(theirs)) == 0 && strcmp(self_view.identity, theirs) == 0;
 }
 
 /* Same root and mount namespace as the supervisor, or its paths name other
@@ -279,16 +301,15 @@ static int same_identity(const struct caller *c)
 static int same_world(const struct caller *c)
 {
 	char path[64], root[8];
-	static struct stat mine; /* the supervisor's own namespace, looked up once */
 	struct stat theirs;
 	snprintf(path, sizeof(path), "/proc/%d/root", (int)c->tid);
 	ssize_t n = readlink(path, root, sizeof(root));
 	if (n != 1 || root[0] != '/')
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)c->tid);
-	if (stat(path, &theirs) != 0 || (mine.st_ino == 0 && stat("/proc/self/ns/mnt", &mine) != 0))
+	if (stat(path, &theirs) != 0 || self_view.mnt_ns.st_ino == 0)
 		return 0;
-	return mine.st_ino == theirs.st_ino && mine.st_dev == theirs.st_dev;
+	return self_view.mnt_ns.st_ino == theirs.st_ino && self_view.mnt_ns.st_dev == theirs.st_dev;
 }
 
 /* Names that mean "this process" mean the caller here: /proc/self,
@@ -1178,13 +1199,10 @@ static void *connect_inet(void *arg)
 static int outside_port_bound(int sock, unsigned port)
 {
 	const struct jail_config *cfg = jail_config();
-	static int abi = -1;
 	uint16_t ports[JAIL_NET_MAX_PORTS];
 	int type = 0;
 	socklen_t tl = sizeof(type);
-	if (abi < 0)
-		abi = jail_landlock_abi();
-	if (abi < 4 || getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM)
+	if (self_view.landlock_abi < 4 || getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) != 0 || type != SOCK_STREAM)
 		return 0;
 	if (cfg->proxy_port && port == cfg->proxy_port)
 		return 0; /* the proxy's port is granted in the kernel too */
@@ -1403,17 +1421,15 @@ static long handle(struct caller *c)
 /* The caller's name, for a log line. */
 static const char *program_of(long tid)
 {
-	static char comm[32];
+	static __thread char comm[32];
 	if (read_proc_line((pid_t)tid, "comm", NULL, comm, sizeof(comm)) != 0)
 		comm[0] = '\0';
 	return comm;
 }
 
-static void serve_one(int listener, struct seccomp_notif *req, size_t req_size)
+/* Answers one notification, already received into req. */
+static void serve_one(int listener, struct seccomp_notif *req)
 {
-	memset(req, 0, req_size);
-	if (ioctl(listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
-		return; /* the caller went away (ENOENT) or a signal: nothing to answer */
 	struct caller c = {.req = req, .listener = listener, .tid = (pid_t)req->pid, .fds = {-1, -1}};
 	c.mem = mem_of(c.tid, 0);
 	long rc;
@@ -1432,6 +1448,67 @@ static void serve_one(int listener, struct seccomp_notif *req, size_t req_size)
 	if (rc == LET_THROUGH) /* only do_socket says so, and only for no path */
 		resp = (struct seccomp_notif_resp){.id = req->id, .flags = SECCOMP_USER_NOTIF_FLAG_CONTINUE};
 	ioctl(listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
+}
+
+/* ---- the workers ----
+ * Every worker waits in SECCOMP_IOCTL_NOTIF_RECV; the kernel gives each
+ * notification to one of them. The worker that leaves the last idle slot
+ * starts another (up to WORKERS_MAX, past which calls wait in the kernel
+ * for a worker), so a call held for minutes (a question) or blocked in the
+ * kernel holds its own worker alone, never the jail. */
+#define WORKERS_MAX 32
+
+static struct {
+	int listener;
+	size_t req_size;
+	_Atomic int idle, started;
+} pool;
+
+static void *worker(void *arg);
+
+static int start_worker(void)
+{
+	pthread_t t;
+	pthread_attr_t attr;
+	sigset_t all, old;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	/* signals are the main thread's: it forwards them and reaps children */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pool.started++;
+	pool.idle++;
+	int rc = pthread_create(&t, &attr, worker, NULL);
+	if (rc != 0) {
+		pool.started--;
+		pool.idle--;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	return rc;
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	struct seccomp_notif *req = calloc(1, pool.req_size);
+	/* a umask and working directory of its own: creations made for one
+	 * caller take that caller's umask, whatever the other workers do */
+	if (!req || unshare(CLONE_FS) != 0) {
+		fprintf(stderr, "%s: cannot start a worker: %s\n", me, strerror(errno));
+		kill(child, SIGKILL); /* the jail cannot be served as it should: it ends */
+		exit(125);
+	}
+	for (;;) {
+		memset(req, 0, pool.req_size);
+		if (ioctl(pool.listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
+			continue; /* the caller went away (ENOENT), or a signal */
+		if (--pool.idle == 0 && pool.started < WORKERS_MAX)
+			start_worker();
+		serve_one(pool.listener, req);
+		pool.idle++;
+	}
+	return NULL;
 }
 
 /* ---- the process ---- */
@@ -1513,41 +1590,37 @@ int main(int argc, char **argv)
 		kill(child, SIGKILL);
 		return 125;
 	}
-	size_t req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
-	                                                                      : sizeof(struct seccomp_notif);
-	struct seccomp_notif *req = calloc(1, req_size);
+	pool.listener = listener;
+	pool.req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
+	                                                                    : sizeof(struct seccomp_notif);
+	look_at_self();
 	int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
 	int status = -1;
-	if (!req || pidfd < 0) {
+	if (pidfd < 0 || start_worker() != 0) {
 		perror(me);
 		kill(child, SIGKILL);
 		status = 125;
 	}
+	/* the main thread waits for the command and reaps orphans; the
+	 * listener is polled for its hang-up alone (no process uses the filter) */
 	while (status < 0) {
-		struct pollfd p[2] = {{listener, POLLIN, 0}, {pidfd, POLLIN, 0}};
-		if (poll(p, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
+		struct pollfd p[2] = {{listener, 0, 0}, {pidfd, POLLIN, 0}};
+		if (poll(p, 2, -1) < 0 && errno != EINTR) {
 			perror(me);
 			kill(child, SIGKILL);
 			status = 125;
 			break;
 		}
-		if (p[0].revents & POLLIN)
-			serve_one(listener, req, req_size);
 		pid_t w;
 		while (status < 0 && (w = waitpid(-1, &st, WNOHANG)) > 0) /* the command, or an orphan */
 			if (w == child)
 				status = exit_status(st);
-		if (status >= 0) {
-			break;
-		} else if (p[0].revents & (POLLHUP | POLLERR) && !(p[0].revents & POLLIN)) {
+		if (status < 0 && p[0].revents & (POLLHUP | POLLERR)) {
 			/* no process uses the filter any more: wait for the command */
 			while (waitpid(child, &st, 0) < 0 && errno == EINTR)
 				;
 			status = exit_status(st);
 		}
 	}
-	free(req);
 	return status;
 }

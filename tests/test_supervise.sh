@@ -280,7 +280,7 @@ own=(--allow-exec "$BUILD")
 for f in bin/jailrun libexec/libjail/jailctl libexec/libjail/jail-supervise; do
 	own+=(--allow-exec "$(dirname "$(readlink -f "$BUILD/$f")")")
 done
-if grep -q __asan_init "$BUILD/libexec/libjail/jail-supervise" 2>/dev/null; then
+if grep -qE "__asan_init|__tsan_init" "$BUILD/libexec/libjail/jail-supervise" 2>/dev/null; then
 	skipped "a jail inside a supervised jail" "the supervisor is instrumented, and one inside a jail runs preloaded"
 else
 	out=$("$JAILRUN" --quiet --supervise "${own[@]}" -- "$JAILRUN" --quiet "${own[@]}" --read-only -- \
