@@ -364,7 +364,7 @@ enum jail_mode jail_policy_mode(const struct jail_policy *p)
 
 enum jail_kernel jail_policy_kernel(const struct jail_policy *p)
 {
-	return p->hdr.kernel <= JAIL_KERNEL_OFF ? (enum jail_kernel)p->hdr.kernel : JAIL_KERNEL_REQUIRE;
+	return p->hdr.kernel <= JAIL_KERNEL_STRICT ? (enum jail_kernel)p->hdr.kernel : JAIL_KERNEL_REQUIRE;
 }
 
 const char *jail_policy_log(const struct jail_policy *p)

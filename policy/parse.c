@@ -441,15 +441,16 @@ static int do_mode(struct parser *ps, const struct token *t, uint32_t n)
 
 static int do_kernel(struct parser *ps, const struct token *t, uint32_t n)
 {
-	static const char *const words[] = {"auto", "require", "off"};
-	if (one_argument(ps, t, n, "'auto', 'require' or 'off'"))
+	static const char *const words[] = {"auto", "require", "off", "strict"}; /* enum jail_kernel's order */
+	if (one_argument(ps, t, n, "'auto', 'require', 'strict' or 'off'"))
 		return -1;
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (strcmp(t[1].text, words[i]) == 0) {
 			ps->b->kernel = (enum jail_kernel)i;
 			return 0;
 		}
-	return fail(ps, t[1].col, "unknown kernel setting '%s': expected 'auto', 'require' or 'off'", t[1].text);
+	return fail(ps, t[1].col, "unknown kernel setting '%s': expected 'auto', 'require', 'strict' or 'off'",
+	            t[1].text);
 }
 
 static int do_log(struct parser *ps, const struct token *t, uint32_t n)

@@ -59,11 +59,14 @@ enum jail_mode {
 	JAIL_MODE_ASK = 2, /* a denial is put to the user (jailrun --ask); without an answer, denied */
 };
 
-/* `kernel auto | require | off`: whether the kernel layer (Landlock) is used. */
+/* `kernel auto | require | strict | off`: whether the kernel layer
+ * (Landlock) is used; strict is require, with write carve-outs held in the
+ * kernel too (landlock_linux.c). */
 enum jail_kernel {
 	JAIL_KERNEL_AUTO = 0,
 	JAIL_KERNEL_REQUIRE = 1,
 	JAIL_KERNEL_OFF = 2,
+	JAIL_KERNEL_STRICT = 3,
 };
 
 /* The network: open (no `net allow`: everything but the local network),

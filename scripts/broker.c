@@ -34,7 +34,10 @@
  *  5. When the kernel layer will refuse the access anyway (a path outside
  *     its ruleset), the question says so and offers only [a]lways (for the
  *     next run) or no: a grant the kernel ignores is not pretended.
- *  6. Every question and answer goes to the policy's log.
+ *  6. Terminals and sockets are not asked about (no, logged): a grant of
+ *     the user's terminal, or of a multiplexer's or display's socket, would
+ *     let the jail answer the questions that follow. A rule grants them.
+ *  7. Every question and answer goes to the policy's log.
  */
 #define _GNU_SOURCE
 #include "landlock.h"
@@ -56,6 +59,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -660,6 +664,22 @@ static struct request *parse(int fd, char *msg)
 	return r;
 }
 
+/* A terminal (tty, pts, console, /dev/tty itself) or a socket: to grant
+ * one at the terminal would be to hand the jail a way to type, or show,
+ * the next answer. */
+static int never_asked(const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return 0;
+	if (S_ISSOCK(st.st_mode))
+		return 1;
+	if (!S_ISCHR(st.st_mode))
+		return 0;
+	unsigned maj = major(st.st_rdev);
+	return maj == 4 || maj == 5 || (maj >= 136 && maj <= 143); /* Linux: ttyN/ttyS, tty/console/ptmx, pts */
+}
+
 static void arrive(int fd)
 {
 	char msg[PATH_MAX + 2048];
@@ -672,6 +692,11 @@ static void arrive(int fd)
 	if (!r || r->access == 0) {
 		free(r);
 		close(fd);
+		return;
+	}
+	if (never_asked(r->path)) {
+		answer(r, 0, "no (a terminal or a socket: not asked; a rule can grant it)");
+		free(r);
 		return;
 	}
 	const struct memory *m = remembered(r);
@@ -841,6 +866,8 @@ int main(int argc, char **argv)
 	if (jail_policy_load(&lo, &src, 1, &dp, &err) == 0)
 		defaults = dp;
 	kernel_active = jail_landlock_abi() > 0 && jail_policy_kernel(layers[0]) != JAIL_KERNEL_OFF;
+	if (jail_policy_kernel(layers[0]) == JAIL_KERNEL_STRICT)
+		landlock_opts |= JAIL_LANDLOCK_WRITE_CARVEOUTS; /* as jailctl landlock-exec built it */
 
 	/* our own process group: the terminal's foreground while we ask (under
 	 * --pty we stay in jailrun's, the foreground one, to read the keys) */

@@ -180,7 +180,7 @@ static int cmd_print(const struct jail_policy *p)
 			break;
 		}
 	printf("# ---- the effective rules, each with the FILE:LINE:COLUMN it came from ----\n");
-	static const char *const kernel[] = {"auto", "require", "off"};
+	static const char *const kernel[] = {"auto", "require", "off", "strict"};
 	printf("# mode %s\n", mode_name(jail_policy_mode(p)));
 	printf("# kernel %s (Landlock ABI %d on this machine)\n", kernel[jail_policy_kernel(p)], jail_landlock_abi());
 	if (log)
@@ -557,13 +557,16 @@ static int cmd_landlock_exec(char **argv, int argc)
 		/* under jail-supervise (the filter follows below), read denies are
 		 * the supervisor's: no expanded trees, whose new files no one could read */
 		unsigned opts = getenv(JAIL_ENV_SUPERVISOR) ? JAIL_LANDLOCK_READ_DENIES_ELSEWHERE : 0;
+		int required = mode == JAIL_KERNEL_REQUIRE || mode == JAIL_KERNEL_STRICT;
+		if (mode == JAIL_KERNEL_STRICT)
+			opts |= JAIL_LANDLOCK_WRITE_CARVEOUTS;
 		if (jail_landlock_apply(layers, nl, writes, nw, reads, nr, connect_port, opts, &st, err, sizeof(err)) == 0) {
 			char abi[16];
 			snprintf(abi, sizeof(abi), "%d", st.abi);
 			setenv("JAIL_KERNEL", abi, 1);
-		} else if (mode == JAIL_KERNEL_REQUIRE || st.abi >= 1) {
+		} else if (required || st.abi >= 1) {
 			fprintf(stderr, "jail: the kernel layer (Landlock) %s: %s\n",
-			        mode == JAIL_KERNEL_REQUIRE ? "is required but cannot be applied" : "failed", err);
+			        required ? "is required but cannot be applied" : "failed", err);
 			return EXIT_POLICY;
 		} else {
 			fprintf(stderr, "jailrun: notice: %s; the shim alone confines this run (static binaries are refused)\n",

@@ -9,7 +9,8 @@
 struct jail_landlock_stats {
 	int abi;      /* the Landlock ABI used */
 	int rules;    /* path-beneath rules added, all layers */
-	int expanded; /* directories expanded around read denies */
+	int expanded; /* directories expanded around read denies (and, strict, write carve-outs) */
+	int carveouts; /* write carve-outs held by the kernel (strict) */
 	int net_bounded; /* layers whose TCP connects the kernel bounds by port */
 	int net_unbounded; /* layers with net allow rules it cannot bound (a rule without a port, or ABI < 4) */
 };
@@ -34,6 +35,13 @@ int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers,
  * open and stat of the jail): grant readable trees whole instead of
  * expanding them, so that files created in them later stay readable. */
 #define JAIL_LANDLOCK_READ_DENIES_ELSEWHERE 1u
+
+/* opts (kernel strict): writable trees are expanded around the entries the
+ * layer denies writing by a rule (literal or glob) that exist at start,
+ * found within CARVE_DEPTH levels of each writable tree's top. The
+ * directories along the way keep no right to make or remove entries in
+ * them. */
+#define JAIL_LANDLOCK_WRITE_CARVEOUTS 2u
 
 /* 1 when the Landlock layer built from p (with opts) lets `a` (read, write
  * or exec) reach path: a grant made later, in the shim, cannot widen it. */

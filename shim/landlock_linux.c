@@ -20,9 +20,15 @@
  *  - net allow/none (ABI 4) → CONNECT_TCP handled, and allowed only to the
  *    ports the layer's allow rules name and the jail's proxy port, when
  *    every allow rule names ports (addresses are the shim's and proxy's).
- * What stays with the shim alone: glob denies (a .env anywhere), write carve-outs
- * inside writable trees (expanding them would forbid creating files at the
- * tree's top), and everything finer than a directory.
+ *  - kernel strict: deny write of an entry that exists at start (a literal
+ *    rule, or a glob's match within CARVE_DEPTH levels of a writable
+ *    tree's top) → the writable tree is expanded the same way, for every
+ *    right: the directories along the way keep none of their own, so no
+ *    entry can be made, removed or renamed directly in them ({cwd} itself,
+ *    when it holds .git/hooks), while their other entries keep all.
+ * What stays with the shim alone: glob read denies (a .env anywhere), write
+ * carve-outs unless strict (expanding them would forbid creating files at
+ * the tree's top), and everything finer than a directory.
  *
  * Invariants: runs once, in jailrun's launcher before the command starts
  * (not in hooks); directories are opened O_PATH|O_NOFOLLOW entry by entry,
@@ -118,6 +124,7 @@ struct builder {
 	const struct jail_policy *p;
 	struct jail_landlock_stats *stats;
 	int expand; /* expand readable trees around literal read denies */
+	struct carveouts *cv; /* kernel strict: the write carve-outs found, else NULL */
 	char err[512];
 };
 
@@ -210,19 +217,10 @@ static int read_denied(const struct jail_policy *p, const char *path, int strict
 	return 0;
 }
 
-/* Grants read beneath dir, except along literal read denies under it. */
-static int grant_read(struct builder *b, const char *dir, int depth)
+/* An expanded directory: grant(b, entry, depth + 1) for each of its
+ * entries, until one fails. */
+static int grant_entries(struct builder *b, const char *dir, int depth, int (*grant)(struct builder *, const char *, int))
 {
-	if (b->expand && read_denied(b->p, dir, 0))
-		return 0;
-	if (!b->expand || !read_denied(b->p, dir, 1) || depth > 64)
-		return add_rule(b, dir, FS_READ, depth > 0);
-	/* Listing stays allowed throughout (names, not contents): `ls ~` keeps
-	 * working; the shim still refuses listing a read-denied directory to
-	 * every program it sees. Reading files is what is expanded. */
-	int rc0 = add_rule(b, dir, FS_READ_DIR, depth > 0);
-	if (rc0)
-		return rc0;
 	DIR *d = opendir(dir);
 	if (!d)
 		return 0;
@@ -236,10 +234,142 @@ static int grant_read(struct builder *b, const char *dir, int depth)
 		int n = snprintf(child, sizeof(child), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, e->d_name);
 		if (n < 0 || (size_t)n >= sizeof(child))
 			continue;
-		rc = grant_read(b, child, depth + 1);
+		rc = grant(b, child, depth + 1);
 	}
 	closedir(d);
 	return rc;
+}
+
+/* Grants read beneath dir, except along literal read denies under it. */
+static int grant_read(struct builder *b, const char *dir, int depth)
+{
+	if (b->expand && read_denied(b->p, dir, 0))
+		return 0;
+	if (!b->expand || !read_denied(b->p, dir, 1) || depth > 64)
+		return add_rule(b, dir, FS_READ, depth > 0);
+	/* Listing stays allowed throughout (names, not contents): `ls ~` keeps
+	 * working; the shim still refuses listing a read-denied directory to
+	 * every program it sees. Reading files is what is expanded. */
+	int rc0 = add_rule(b, dir, FS_READ_DIR, depth > 0);
+	if (rc0)
+		return rc0;
+	return grant_entries(b, dir, depth, grant_read);
+}
+
+/* ---- write carve-outs (kernel strict) ----
+ * The entries a layer denies writing by a rule (a literal path, or a glob
+ * such as the default's pattern for .git/hooks), found when the jail starts: literal ones
+ * wherever they are, glob matches by walking each writable tree CARVE_DEPTH
+ * levels deep, looking at CARVE_ENTRIES entries at most per tree. A
+ * carve-out is not entered. What lies deeper, or appears later, stays with
+ * the shim and the supervisor (libjail(7)). */
+#define CARVE_DEPTH 4
+#define CARVE_ENTRIES 50000L
+#define CARVE_MAX 1024
+
+struct carveouts {
+	size_t n;
+	char *path[CARVE_MAX];
+};
+
+static int denied_by_rule(const struct jail_policy *p, const char *path)
+{
+	struct jail_decision d = jail_decide(p, JAIL_WRITE, path);
+	return d.verdict == JAIL_DENY && d.rule >= 0 && jail_rule_effect(p, d.rule) == JAIL_DENY;
+}
+
+static int carve_add(struct carveouts *cv, const char *path)
+{
+	for (size_t i = 0; i < cv->n; i++)
+		if (strcmp(cv->path[i], path) == 0)
+			return 0;
+	if (cv->n == CARVE_MAX || !(cv->path[cv->n] = strdup(path)))
+		return -1;
+	cv->n++;
+	return 0;
+}
+
+static void carve_free(struct carveouts *cv)
+{
+	for (size_t i = 0; cv && i < cv->n; i++)
+		free(cv->path[i]);
+	free(cv);
+}
+
+static int carve_walk(const struct jail_policy *p, struct carveouts *cv, const char *dir, int depth, long *budget)
+{
+	if (depth > CARVE_DEPTH || *budget <= 0)
+		return 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	char child[PATH_MAX];
+	int rc = 0;
+	while (rc == 0 && (e = readdir(d)) != NULL && --*budget > 0) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		int n = snprintf(child, sizeof(child), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, e->d_name);
+		if (n < 0 || (size_t)n >= sizeof(child))
+			continue;
+		struct stat st;
+		if (denied_by_rule(p, child))
+			rc = carve_add(cv, child);
+		else if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = carve_walk(p, cv, child, depth + 1, budget);
+	}
+	closedir(d);
+	return rc;
+}
+
+static int beneath(const char *path, const char *dir);
+
+/* The layer's write carve-outs inside its writable trees, or NULL (too many). */
+static struct carveouts *find_carveouts(const struct jail_policy *p)
+{
+	struct carveouts *cv = calloc(1, sizeof(*cv));
+	char prefix[PATH_MAX];
+	struct stat st;
+	int rc = cv ? 0 : -1;
+	for (uint32_t i = 0; rc == 0 && i < jail_rule_count(p); i++) {
+		int32_t r = (int32_t)i;
+		const char *pat = jail_rule_pattern(p, r);
+		if (jail_rule_effect(p, r) == JAIL_DENY && (jail_rule_access(p, r) & JAIL_WRITE) && is_literal(pat) &&
+		    lstat(pat, &st) == 0 && denied_by_rule(p, pat))
+			rc = carve_add(cv, pat);
+		if (rc || jail_rule_effect(p, r) != JAIL_ALLOW || !(jail_rule_access(p, r) & JAIL_WRITE))
+			continue;
+		literal_prefix(pat, prefix, sizeof(prefix));
+		long budget = CARVE_ENTRIES;
+		if (denied_by_rule(p, prefix))
+			rc = carve_add(cv, prefix);
+		else if (lstat(prefix, &st) == 0 && S_ISDIR(st.st_mode))
+			rc = carve_walk(p, cv, prefix, 1, &budget);
+	}
+	if (rc) {
+		carve_free(cv);
+		return NULL;
+	}
+	return cv;
+}
+
+static int carved(const struct carveouts *cv, const char *path, int strictly_beneath)
+{
+	for (size_t i = 0; cv && i < cv->n; i++)
+		if (strictly_beneath ? beneath(cv->path[i], path) : strcmp(cv->path[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+/* Grants write beneath dir, except along the write carve-outs under it. */
+static int grant_write(struct builder *b, const char *dir, int depth)
+{
+	if (carved(b->cv, dir, 0))
+		return 0;
+	if (!carved(b->cv, dir, 1) || depth > 64)
+		return add_rule(b, dir, FS_WRITE, depth > 0);
+	/* dir itself keeps no right: any would reach the carve-out beneath it */
+	return grant_entries(b, dir, depth, grant_write);
 }
 
 static int apply_layer(int abi, const struct jail_policy *p, const char *const *extra_write, size_t nextra,
@@ -260,9 +390,18 @@ static int apply_layer(int abi, const struct jail_policy *p, const char *const *
 	size_t size = abi >= 6 ? sizeof(attr) : abi >= 4 ? 2 * sizeof(unsigned long long) : sizeof(unsigned long long);
 	struct builder b = {.abi = abi, .handled = attr.handled_access_fs, .p = p, .stats = stats,
 	                    .expand = !(opts & JAIL_LANDLOCK_READ_DENIES_ELSEWHERE)};
+	if (opts & JAIL_LANDLOCK_WRITE_CARVEOUTS) {
+		b.cv = find_carveouts(p);
+		if (!b.cv) {
+			snprintf(err, errsz, "kernel strict: more than %d write carve-outs in the writable trees", CARVE_MAX);
+			return -1;
+		}
+		stats->carveouts += (int)b.cv->n;
+	}
 	b.ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
 	if (b.ruleset < 0) {
 		snprintf(err, errsz, "cannot create a Landlock ruleset: %s", strerror(errno));
+		carve_free(b.cv);
 		return -1;
 	}
 	char prefix[PATH_MAX];
@@ -276,7 +415,7 @@ static int apply_layer(int abi, const struct jail_policy *p, const char *const *
 		if (acc & (JAIL_READ | JAIL_WRITE))
 			rc = grant_read(&b, prefix, 0);
 		if (rc == 0 && (acc & JAIL_WRITE))
-			rc = add_rule(&b, prefix, FS_WRITE, 0);
+			rc = b.cv ? grant_write(&b, prefix, 0) : add_rule(&b, prefix, FS_WRITE, 0);
 		if (rc == 0 && (acc & JAIL_EXEC))
 			rc = add_rule(&b, prefix, FS_EXECUTE, 0);
 	}
@@ -297,6 +436,7 @@ static int apply_layer(int abi, const struct jail_policy *p, const char *const *
 		rc = -1;
 	}
 	close(b.ruleset);
+	carve_free(b.cv);
 	if (rc)
 		snprintf(err, errsz, "%s", b.err[0] ? b.err : "cannot build the Landlock ruleset");
 	return rc ? -1 : 0;
@@ -324,9 +464,33 @@ int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers,
 	return 0;
 }
 
+/* Whether kernel strict's expansion refuses writing path: at or beneath a
+ * carve-out, a directory along the way to one (it has no rights of its
+ * own), or a new entry made directly in such a directory. */
+static int strict_refuses_write(const struct jail_policy *p, const char *path)
+{
+	struct carveouts *cv = find_carveouts(p);
+	if (!cv)
+		return 1;
+	char parent[PATH_MAX];
+	snprintf(parent, sizeof(parent), "%s", path);
+	char *slash = strrchr(parent, '/');
+	if (slash)
+		slash[slash == parent ? 1 : 0] = '\0';
+	struct stat st;
+	int exists = lstat(path, &st) == 0, refused = 0;
+	for (size_t i = 0; i < cv->n && !refused; i++)
+		refused = strcmp(cv->path[i], path) == 0 || beneath(path, cv->path[i]) || beneath(cv->path[i], path) ||
+		          (!exists && beneath(cv->path[i], parent));
+	carve_free(cv);
+	return refused;
+}
+
 int jail_landlock_grants(const struct jail_policy *p, enum jail_access a, const char *path, unsigned opts)
 {
 	char prefix[PATH_MAX];
+	if (a == JAIL_WRITE && (opts & JAIL_LANDLOCK_WRITE_CARVEOUTS) && strict_refuses_write(p, path))
+		return 0;
 	if (a == JAIL_READ && !(opts & JAIL_LANDLOCK_READ_DENIES_ELSEWHERE)) {
 		/* an expanded tree: the denied path and what lies beneath it */
 		for (const char *s = path + strlen(path);; s--) {
@@ -365,5 +529,8 @@ const char *jail_landlock_rule_scope(const struct jail_policy *p, int32_t r)
 		return is_literal(pat) ? "kernel+shim" : "kernel (its literal directory)+shim";
 	if ((jail_rule_access(p, r) & JAIL_READ) && is_literal(pat))
 		return "kernel+shim";
+	if ((jail_rule_access(p, r) & JAIL_WRITE) && jail_policy_kernel(p) == JAIL_KERNEL_STRICT)
+		return is_literal(pat) ? "kernel (strict: as it exists at start)+shim"
+		                       : "kernel (strict: matches within 4 levels of a writable tree's top, at start)+shim";
 	return "shim only";
 }

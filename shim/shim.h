@@ -62,6 +62,7 @@ struct jail_config {
 	const char *env_supervised;
 	const char *blob_list; /* the value of JAIL_BLOB, for the nesting check */
 	const char *shim_path;
+	const char *shim_real; /* its canonical name (NULL: none), readable to every process of the jail */
 	int scrubs;           /* some layer has an `env scrub` rule */
 	int net_rules;        /* some layer has a `net` rule: the resolver's variables are the jail's */
 	const char *ask_path; /* JAIL_ASK: the broker's socket (ask mode), or NULL */

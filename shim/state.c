@@ -290,6 +290,14 @@ static void load_text(struct jail_config *c, struct arena *a, const char *list, 
 	protect_policy(c, a, sealed);
 }
 
+/* path's canonical name, or NULL when it has none. */
+static const char *canonical(struct arena *a, const char *path)
+{
+	struct jail_resolved *r = (void *)(a->base + ARENA_SCRATCH);
+	int rc = jail_resolve(AT_FDCWD, path, 0, r);
+	return rc == 0 && r->kind == JAIL_OBJ_PATH && r->path[0] == '/' ? arena_dup(a, r->path, NULL) : NULL;
+}
+
 static const char *shim_path(struct arena *a)
 {
 	const char *s = env(JAIL_ENV_SHIM);
@@ -344,6 +352,7 @@ static struct jail_config *load(void)
 		fatal(c->shim_path, ": the jail cannot preload its library from a path with a space, tab or colon", NULL);
 	c->env_shim = arena_dup(&a, JAIL_ENV_SHIM "=", c->shim_path);
 	protect(c, &a, c->shim_path);
+	c->shim_real = canonical(&a, c->shim_path);
 	find_loader(c);
 
 	/* Set by jailrun's launcher after it restricted itself with Landlock;

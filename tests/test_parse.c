@@ -183,6 +183,28 @@ START_TEST(mode_and_log)
 	p = test_load("log \"/var/log/my jail.log\"\n");
 	ck_assert_str_eq(jail_policy_log(p), "/var/log/my jail.log");
 	jail_policy_free(p);
+
+	/* the kernel setting: each word, the last one read counts, and a bad one
+	 * is an error at its column */
+	static const struct {
+		const char *text;
+		enum jail_kernel want;
+	} k[] = {{"allow read /\n", JAIL_KERNEL_AUTO},
+	         {"kernel require\n", JAIL_KERNEL_REQUIRE},
+	         {"kernel off\n", JAIL_KERNEL_OFF},
+	         {"kernel strict\n", JAIL_KERNEL_STRICT},
+	         {"kernel strict\nkernel auto\n", JAIL_KERNEL_AUTO}};
+	for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		p = test_load(k[i].text);
+		ck_assert_int_eq(jail_policy_kernel(p), k[i].want);
+		jail_policy_free(p);
+	}
+	struct jail_error err;
+	char buf[1024];
+	p = SENTINEL;
+	ck_assert_int_eq(test_try_load("kernel strictest\n", &p, &err), -1);
+	jail_error_format(&err, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "test.policy:1:8: unknown kernel setting 'strictest': expected 'auto', 'require', 'strict' or 'off'");
 }
 END_TEST
 

@@ -257,6 +257,40 @@ libc = ctypes.CDLL('libc.so.6')
 fd = libc.open(b'$T/outside/ctypes', os.O_WRONLY | os.O_CREAT, 0o644)
 print('fd', fd)"
 		check "a call past the shim (ctypes) is refused by the kernel" has "fd -1"
+
+		# kernel strict: the write carve-outs that exist at start are the
+		# kernel's too (a glob's matches, and a literal one deeper than
+		# the walk looks), at the cost of new entries beside them
+		mkdir -p "$T/strict/.git/hooks" "$T/strict/src" "$T/strict/a/b/c/d/e"
+		echo old >"$T/strict/existing.txt"
+		printf 'allow read /\nallow exec /usr /bin /sbin {cwd} %s\nallow write {cwd} /dev/null /dev/tty\n' "$BUILD" \
+			>"$T/strict.policy"
+		printf 'deny write **/.git/hooks {cwd}/a/b/c/d/e/locked\n' >>"$T/strict.policy"
+		echo keep >"$T/strict/a/b/c/d/e/locked"
+		cp ./static-probe "$T/strict/probe"
+		strict() { out=$(cd "$T/strict" && "$JAILRUN" --quiet --policy "$T/strict.policy" "$@" 2>&1); }
+		strict --kernel=auto -- ./probe open .git/hooks/control w,creat
+		check "auto (control): the kernel alone lets a static binary plant a hook" \
+			test "$out" = ok -a -e "$T/strict/.git/hooks/control"
+		rm -f "$T/strict/.git/hooks/control"
+		strict --kernel=strict -- ./probe open .git/hooks/pre-commit w,creat
+		check "strict: a static binary cannot plant a hook (a glob's match)" has "err EACCES"
+		check "strict: ... and nothing was made" test ! -e "$T/strict/.git/hooks/pre-commit"
+		strict --kernel=strict -- ./probe open a/b/c/d/e/locked w
+		check "strict: nor write a literal carve-out six levels down" has "err EACCES"
+		check "strict: ... which kept its content" grep -qx keep "$T/strict/a/b/c/d/e/locked"
+		strict --kernel=strict -- ./probe open src/new.c w,creat
+		check "strict: a new file in a directory without a carve-out is made" test "$out" = ok -a -f "$T/strict/src/new.c"
+		strict --kernel=strict -- ./probe open existing.txt w
+		check "strict: an existing file beside a carve-out stays writable" test "$out" = ok
+		strict --kernel=strict -- ./probe open new-top.txt w,creat
+		check "strict: no new entry directly in {cwd}, which holds one (the documented cost)" has "err EACCES"
+		strict --kernel=strict --print-policy
+		check "strict: --print-policy says the kernel holds the glob deny" \
+			has "[kernel (strict: matches within 4 levels of a writable tree's top, at start)+shim]"
+		out=$(cd "$T/strict" && JAIL_TEST_LANDLOCK_ABI=0 "$JAILRUN" --policy "$T/strict.policy" --kernel=strict -- true 2>&1)
+		rc=$?
+		check "strict without Landlock fails closed (125)" status_is 125
 	else
 		skipped "kernel layer" "this kernel has no Landlock"
 	fi

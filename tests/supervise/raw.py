@@ -15,6 +15,7 @@ own syscall layer (Bun, Go, Rust's rustix) makes them. x86_64. Prints
   raw.py handle                  open_by_handle_at(AT_FDCWD, a zeroed handle, 0)
   raw.py beneath PATH            openat2(".", PATH, {O_RDONLY, RESOLVE_BENEATH})
   raw.py emfile                  with the descriptor limit lowered, raw opens until one fails
+  raw.py connect-unix PATH       connect to the unix socket at PATH
   raw.py connect-tcp [HOST]      connect to a loopback listener of its own (on 127.0.0.1),
                                  at HOST (127.0.0.1); then whether the listener got it
 """
@@ -126,6 +127,13 @@ elif op == "connect-tcp":
     call("connect", s.fileno(), ctypes.addressof(sa), 16)
     lst.settimeout(2)
     c, _ = lst.accept()
+    print("ok")
+elif op == "connect-unix":
+    import socket
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    path = os.fsencode(sys.argv[2])
+    sa = ctypes.create_string_buffer(socket.AF_UNIX.to_bytes(2, "little") + path + b"\0")
+    call("connect", s.fileno(), ctypes.addressof(sa), 2 + len(path) + 1)
     print("ok")
 elif op == "io_uring":
     params = ctypes.create_string_buffer(120)
