@@ -47,6 +47,8 @@ const int jail_sup_nrows = (int)(sizeof(jail_sup_rows) / sizeof(jail_sup_rows[0]
 
 #define JAIL_AUDIT_ARCH AUDIT_ARCH_X86_64
 #define JAIL_FOREIGN_NR 0x40000000u /* __X32_SYSCALL_BIT */
+#define JAIL_NR_SETXATTRAT 463      /* to removexattrat, 466 (Linux 6.13) */
+#define JAIL_NR_REMOVEXATTRAT 466
 
 #define STMT(code, k) ((struct sock_filter)BPF_STMT((code), (k)))
 #define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP((code), (k), (jt), (jf)))
@@ -56,7 +58,7 @@ int jail_seccomp_install(void)
 {
 	struct sock_filter f[256];
 	int n = 0, ja[128], nja = 0;
-	if (4 * jail_sup_nrows + 16 > (int)(sizeof(f) / sizeof(f[0])) || jail_sup_nrows > 128)
+	if (4 * jail_sup_nrows + 20 > (int)(sizeof(f) / sizeof(f[0])) || jail_sup_nrows > 128)
 		return -E2BIG;
 
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -71,6 +73,11 @@ int jail_seccomp_install(void)
 	 * CAP_DAC_READ_SEARCH) could open anything by one */
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_open_by_handle_at, 0, 1);
 	f[n++] = RET_ERRNO(EPERM);
+	/* setxattrat, getxattrat, listxattrat, removexattrat (Linux 6.13): not
+	 * supervised; their callers fall back to the supervised path forms */
+	f[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, JAIL_NR_SETXATTRAT, 0, 2);
+	f[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, JAIL_NR_REMOVEXATTRAT, 1, 0);
+	f[n++] = RET_ERRNO(ENOSYS);
 	/* one block per supervised call, each ending in a jump to `supervised`
 	 * below; a stat-like call with AT_EMPTY_PATH in its flags asks about a
 	 * descriptor the caller holds (how glibc's fstat works), and passes */

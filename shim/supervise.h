@@ -28,6 +28,11 @@ enum jail_sup_op {
 	JAIL_SUP_READLINK, /* the link's text written back */
 	JAIL_SUP_CONNECT,  /* path sockets: on the caller's own socket */
 	JAIL_SUP_BIND,
+	JAIL_SUP_STATFS,      /* struct statfs written back */
+	JAIL_SUP_GETXATTR,    /* the value written back */
+	JAIL_SUP_SETXATTR,
+	JAIL_SUP_LISTXATTR,   /* the list written back */
+	JAIL_SUP_REMOVEXATTR,
 };
 
 /* A column of supervised.def: the call's argument `arg`, or when arg < 0 the

@@ -67,6 +67,9 @@
 #include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <linux/limits.h>
+#include <sys/xattr.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 #include <utime.h>
 #include <unistd.h>
@@ -992,43 +995,130 @@ static int read_times(struct caller *c, const struct jail_sup_row *row, struct t
 static int tgid_of(pid_t tid);
 
 /* Metadata writes and reads, on the object pinned by its checked path. */
+/* Extended attributes of the pinned object, through the pin's
+ * /proc/self/fd name, which the path forms resolve to the object itself
+ * (the *xattrat forms refuse an O_PATH descriptor). A symlink's own
+ * attributes (the l* forms on a link) are reached through its checked
+ * parent directory, its last name not followed: whatever is there now lies
+ * at the path that was decided. buf and size: the value, or the list. */
+static long xattr_on(int pin, const char *checked, int nofollow, enum jail_sup_op op, const char *name, void *buf,
+                     size_t size, int xflags)
+{
+	char where[PATH_MAX + 64], base[NAME_MAX + 1];
+	struct stat st;
+	int parent = AT_FDCWD, link = 0;
+	long r;
+	if (fstat(pin, &st) != 0)
+		return -errno;
+	if (nofollow && S_ISLNK(st.st_mode)) {
+		if (!checked || checked[0] != '/' || via_proc(checked) || open_parent(checked, base, sizeof(base), &parent) != 0 ||
+		    parent == AT_FDCWD)
+			return -EOPNOTSUPP;
+		snprintf(where, sizeof(where), "/proc/self/fd/%d/%s", parent, base);
+		link = 1;
+	} else {
+		snprintf(where, sizeof(where), "/proc/self/fd/%d", pin);
+	}
+	if (op == JAIL_SUP_GETXATTR)
+		r = link ? lgetxattr(where, name, buf, size) : getxattr(where, name, buf, size);
+	else if (op == JAIL_SUP_SETXATTR)
+		r = link ? lsetxattr(where, name, buf, size, xflags) : setxattr(where, name, buf, size, xflags);
+	else if (op == JAIL_SUP_LISTXATTR)
+		r = link ? llistxattr(where, buf, size) : listxattr(where, buf, size);
+	else
+		r = link ? lremovexattr(where, name) : removexattr(where, name);
+	r = r < 0 ? -errno : r;
+	if (parent != AT_FDCWD)
+		close(parent);
+	return r;
+}
+
+/* What a metadata call carries besides its path, read before deciding. */
+struct meta_args {
+	long flags, mode, extra; /* extra: a pointer, or truncate's length (64 bits) */
+	unsigned rf;             /* how the path resolves (jail_resolve's flags) */
+	struct timespec ts[2];
+	int times_given;
+	char xname[XATTR_NAME_MAX + 1]; /* an extended attribute's name */
+	char *xbuf;                     /* its value, or the list (at most XATTR_SIZE_MAX) */
+	size_t xsize;
+};
+
+static long meta_on(struct caller *c, const struct jail_sup_row *row, int base, const char *name,
+                    struct meta_args *m);
+
+/* Reads an xattr call's name and (setxattr) value: 0 or -errno. */
+static int read_xattr_args(struct caller *c, const struct jail_sup_row *row, struct meta_args *m)
+{
+	int named = row->op == JAIL_SUP_GETXATTR || row->op == JAIL_SUP_SETXATTR || row->op == JAIL_SUP_REMOVEXATTR;
+	int rc;
+	m->xsize = (size_t)arg(c, row->mode);
+	if (named && (rc = read_string(c, (unsigned long)arg(c, row->path2), m->xname, sizeof(m->xname))))
+		return rc == -ENAMETOOLONG ? -ERANGE : rc; /* the kernel's answer for a name over 255 bytes */
+	if (named && m->xname[0] == '\0')
+		return -ERANGE;
+	if (row->op == JAIL_SUP_SETXATTR && m->xsize > XATTR_SIZE_MAX)
+		return -E2BIG;
+	if (row->op == JAIL_SUP_REMOVEXATTR || row->op == JAIL_SUP_STATFS || m->xsize == 0)
+		return 0;
+	if (m->xsize > XATTR_SIZE_MAX)
+		m->xsize = XATTR_SIZE_MAX; /* no value or list is longer */
+	if (!(m->xbuf = malloc(m->xsize)))
+		return -ENOMEM;
+	if (row->op == JAIL_SUP_SETXATTR && read_mem(c, m->xbuf, m->xsize, (unsigned long)m->extra) != (ssize_t)m->xsize)
+		return -EFAULT;
+	return 0;
+}
+
 static long do_meta(struct caller *c, const struct jail_sup_row *row)
 {
-	char raw[PATH_MAX], name[PATH_MAX], pinpath[PATH_MAX + 64];
-	struct jail_resolved r;
-	struct timespec ts[2];
-	int base, rc, times_given = 0;
-	/* extra is 64 bits: a pointer, or truncate's length; gid is cut below */
-	long flags = arg32(c, row->flags), mode = arg32(c, row->mode), extra = arg(c, row->extra);
+	char raw[PATH_MAX], name[PATH_MAX];
+	int base, rc;
+	struct meta_args m = {.flags = arg32(c, row->flags), .mode = arg32(c, row->mode), .extra = arg(c, row->extra)};
 	unsigned long at = (unsigned long)arg(c, row->path);
-	int empty = (flags & AT_EMPTY_PATH) != 0, nofollow = (flags & AT_SYMLINK_NOFOLLOW) != 0;
-	unsigned rf = (nofollow ? JAIL_RES_NOFOLLOW : 0) | (empty ? JAIL_RES_EMPTY_PATH : 0);
+	m.rf = (m.flags & AT_SYMLINK_NOFOLLOW ? JAIL_RES_NOFOLLOW : 0) | (m.flags & AT_EMPTY_PATH ? JAIL_RES_EMPTY_PATH : 0);
 	if (row->op == JAIL_SUP_UTIMENS && at == 0) {
 		raw[0] = '\0'; /* utimensat(fd, NULL, ...) acts on fd itself */
-		rf |= JAIL_RES_EMPTY_PATH;
+		m.rf |= JAIL_RES_EMPTY_PATH;
 	} else if ((rc = read_string(c, at, raw, sizeof(raw)))) {
 		return rc;
 	}
-	if (raw[0] == '\0' && !(rf & JAIL_RES_EMPTY_PATH))
+	if (raw[0] == '\0' && !(m.rf & JAIL_RES_EMPTY_PATH))
 		return -ENOENT;
 	if (row->op == JAIL_SUP_READLINK && (strcmp(raw, "/proc/self") == 0 || strcmp(raw, "/proc/thread-self") == 0)) {
 		char text[64]; /* these name the caller: what the kernel would answer it */
 		int tgid = tgid_of(c->tid);
 		int len = raw[6] == 's' ? snprintf(text, sizeof(text), "%d", tgid)
 		                        : snprintf(text, sizeof(text), "%d/task/%d", tgid, (int)c->tid);
-		if ((long)mode <= 0)
+		if ((long)m.mode <= 0)
 			return -EINVAL;
-		len = len < (int)mode ? len : (int)mode;
-		return (rc = write_mem(c, text, (size_t)len, (unsigned long)extra)) ? rc : len;
+		len = len < (int)m.mode ? len : (int)m.mode;
+		return (rc = write_mem(c, text, (size_t)len, (unsigned long)m.extra)) ? rc : len;
 	}
-	if ((rc = translate(c, raw, name, sizeof(name))) || (rc = base_dir(c, 0, arg(c, row->dirfd), name, &base)) ||
-	    ((row->op == JAIL_SUP_UTIMENS || row->op == JAIL_SUP_UTIMES || row->op == JAIL_SUP_UTIME) &&
-	     (rc = read_times(c, row, ts, &times_given))))
-		return rc;
-	if (!still_waiting(c))
-		return NOBODY;
+	long ret = read_xattr_args(c, row, &m);
+	if (ret == 0 && !(ret = translate(c, raw, name, sizeof(name))) &&
+	    !(ret = base_dir(c, 0, arg(c, row->dirfd), name, &base)) &&
+	    (row->op == JAIL_SUP_UTIMENS || row->op == JAIL_SUP_UTIMES || row->op == JAIL_SUP_UTIME))
+		ret = read_times(c, row, m.ts, &m.times_given);
+	if (ret == 0)
+		ret = still_waiting(c) ? meta_on(c, row, base, name, &m) : NOBODY;
+	free(m.xbuf);
+	return ret;
+}
+
+/* do_meta, once what the call carries is read: decides, pins, and acts. */
+static long meta_on(struct caller *c, const struct jail_sup_row *row, int base, const char *name,
+                    struct meta_args *m)
+{
+	char pinpath[PATH_MAX + 64];
+	struct jail_resolved r;
+	int rc;
+	long flags = m->flags, mode = m->mode, extra = m->extra;
+	unsigned rf = m->rf;
+	int nofollow = (flags & AT_SYMLINK_NOFOLLOW) != 0;
 	int reads = row->op == JAIL_SUP_STAT || row->op == JAIL_SUP_STATX || row->op == JAIL_SUP_ACCESS ||
-	            row->op == JAIL_SUP_READLINK;
+	            row->op == JAIL_SUP_READLINK || row->op == JAIL_SUP_STATFS || row->op == JAIL_SUP_GETXATTR ||
+	            row->op == JAIL_SUP_LISTXATTR;
 	enum jail_access a = reads ? JAIL_META : JAIL_WRITE;
 	if (row->op == JAIL_SUP_READLINK)
 		nofollow = 1, rf |= JAIL_RES_NOFOLLOW;
@@ -1093,7 +1183,7 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 	case JAIL_SUP_UTIMENS:
 	case JAIL_SUP_UTIMES:
 	case JAIL_SUP_UTIME:
-		ret = utimensat((int)pin, "", times_given ? ts : NULL, AT_EMPTY_PATH) == 0 ? 0 : -errno;
+		ret = utimensat((int)pin, "", m->times_given ? m->ts : NULL, AT_EMPTY_PATH) == 0 ? 0 : -errno;
 		break;
 	case JAIL_SUP_STAT: {
 		struct stat st;
@@ -1130,6 +1220,26 @@ static long do_meta(struct caller *c, const struct jail_sup_row *row)
 			ret = got;
 		break;
 	}
+	case JAIL_SUP_STATFS: {
+		struct statfs sfs;
+		ret = fstatfs((int)pin, &sfs) == 0 ? write_mem(c, &sfs, sizeof(sfs), (unsigned long)extra) : -errno;
+		break;
+	}
+	case JAIL_SUP_GETXATTR:
+	case JAIL_SUP_LISTXATTR:
+		ret = xattr_on((int)pin, r.path, nofollow, row->op, m->xname, m->xbuf, m->xsize, 0);
+		if (ret > 0 && m->xsize) {
+			int w = write_mem(c, m->xbuf, (size_t)ret, (unsigned long)extra);
+			if (w)
+				ret = w;
+		}
+		break;
+	case JAIL_SUP_SETXATTR:
+		ret = xattr_on((int)pin, r.path, nofollow, row->op, m->xname, m->xbuf, m->xsize, (int)arg(c, row->dirfd2));
+		break;
+	case JAIL_SUP_REMOVEXATTR:
+		ret = xattr_on((int)pin, r.path, nofollow, row->op, m->xname, NULL, 0, 0);
+		break;
 	case JAIL_SUP_OPEN:
 	case JAIL_SUP_OPENAT2:
 	case JAIL_SUP_MKDIR:
@@ -1410,6 +1520,11 @@ static long handle(struct caller *c)
 	case JAIL_SUP_STATX:
 	case JAIL_SUP_ACCESS:
 	case JAIL_SUP_READLINK:
+	case JAIL_SUP_STATFS:
+	case JAIL_SUP_GETXATTR:
+	case JAIL_SUP_SETXATTR:
+	case JAIL_SUP_LISTXATTR:
+	case JAIL_SUP_REMOVEXATTR:
 		return do_meta(c, row);
 	case JAIL_SUP_CONNECT:
 	case JAIL_SUP_BIND:

@@ -178,6 +178,36 @@ if command -v python3 >/dev/null; then
 	check "raw readlink of a link named .env is refused" test "$out" = "err EACCES"
 	run python3 "$RAW" readlink five
 	check "raw readlink of a file that is no link: EINVAL, as the kernel says" test "$out" = "err EINVAL"
+	# statfs and extended attributes: decided like the metadata calls
+	run python3 "$RAW" statfs five
+	check "raw statfs in {cwd}: the block size written back is right" \
+		test "$out" = "ok bsize=$(python3 -c 'import os; print(os.statvfs("five").f_bsize)')"
+	run python3 "$RAW" statfs .env
+	check "raw statfs of .env is refused" test "$out" = "err EACCES"
+	out=$("$JAILRUN" --quiet -- python3 "$RAW" setxattr .git/hooks/sample user.jail planted 2>&1)
+	check "without the supervisor, a raw setxattr reaches a hook (the gap)" test "$out" = ok
+	python3 -c 'import os; os.removexattr(".git/hooks/sample", "user.jail")'
+	run python3 "$RAW" setxattr .git/hooks/sample user.jail planted
+	check "raw setxattr on a hook is refused" test "$out" = "err EACCES"
+	check "raw setxattr on a hook: ... and nothing was set" \
+		python3 -c 'import os, sys; sys.exit("user.jail" in os.listxattr(".git/hooks/sample"))'
+	run python3 "$RAW" setxattr five user.jail "v-$$"
+	check "raw setxattr in {cwd} is made" \
+		test "$out" = ok -a "$(python3 -c 'import os; print(os.getxattr("five", "user.jail").decode())')" = "v-$$"
+	run python3 "$RAW" getxattr five user.jail
+	check "raw getxattr: the value written back is right" test "$out" = "ok v-$$"
+	run python3 "$RAW" lgetxattr lk/to-five user.jail
+	check "raw lgetxattr of a symlink asks about the link itself, not five" test "$out" = "err ENODATA"
+	run python3 "$RAW" listxattr five
+	check "raw listxattr: the list written back is right" test "$out" = "ok user.jail"
+	python3 -c 'import os; os.setxattr(".env", "user.jail", b"secret-attr")'
+	run python3 "$RAW" getxattr .env user.jail
+	check "raw getxattr of .env is refused" test "$out" = "err EACCES"
+	run python3 "$RAW" removexattr five user.jail
+	check "raw removexattr in {cwd} is made" \
+		python3 -c 'import os, sys; sys.exit("user.jail" in os.listxattr("five") or "'"$out"'" != "ok")'
+	run python3 "$RAW" getxattrat .env user.jail
+	check "raw getxattrat (Linux 6.13, not supervised) fails with ENOSYS" test "$out" = "err ENOSYS"
 	# names whose ending means something to the kernel
 	run python3 "$RAW" unlink five/
 	check "raw unlink of \"file/\": ENOTDIR, and the file stays" test "$out" = "err ENOTDIR" -a -f five

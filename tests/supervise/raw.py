@@ -16,6 +16,10 @@ own syscall layer (Bun, Go, Rust's rustix) makes them. x86_64. Prints
   raw.py beneath PATH            openat2(".", PATH, {O_RDONLY, RESOLVE_BENEATH})
   raw.py emfile                  with the descriptor limit lowered, raw opens until one fails
   raw.py connect-unix PATH       connect to the unix socket at PATH
+  raw.py statfs PATH             statfs: the block size the kernel (or the supervisor) wrote
+  raw.py setxattr PATH NAME VALUE | getxattr PATH NAME | lgetxattr PATH NAME
+  raw.py listxattr PATH | removexattr PATH NAME | getxattrat PATH NAME
+                                 extended attributes (getxattrat: Linux 6.13's form)
   raw.py connect-tcp [HOST]      connect to a loopback listener of its own (on 127.0.0.1),
                                  at HOST (127.0.0.1); then whether the listener got it
 """
@@ -36,7 +40,8 @@ addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
 trap = ctypes.CFUNCTYPE(ctypes.c_long, *([ctypes.c_long] * 6))(addr)
 SYS = {"openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "newfstatat": 262, "readlinkat": 267,
        "statx": 332, "io_uring_setup": 425, "open_by_handle_at": 304,
-       "openat2": 437, "connect": 42}
+       "openat2": 437, "connect": 42, "statfs": 137, "getxattr": 191, "lgetxattr": 192, "setxattr": 188,
+       "lsetxattr": 189, "listxattr": 194, "removexattr": 197, "getxattrat": 464}
 AT_EMPTY_PATH = 0x1000
 AT_FDCWD = -100
 keep = []
@@ -135,6 +140,30 @@ elif op == "connect-unix":
     sa = ctypes.create_string_buffer(socket.AF_UNIX.to_bytes(2, "little") + path + b"\0")
     call("connect", s.fileno(), ctypes.addressof(sa), 2 + len(path) + 1)
     print("ok")
+elif op == "statfs":
+    buf = ctypes.create_string_buffer(120)
+    call("statfs", sys.argv[2], ctypes.addressof(buf))
+    print("ok bsize=%d" % int.from_bytes(buf.raw[8:16], "little"))  # f_bsize
+elif op == "setxattr":
+    v = os.fsencode(sys.argv[4])
+    call("setxattr", sys.argv[2], sys.argv[3], v, len(v), 0)
+    print("ok")
+elif op in ("getxattr", "lgetxattr"):
+    buf = ctypes.create_string_buffer(256)
+    n = call(op, sys.argv[2], sys.argv[3], ctypes.addressof(buf), 256)
+    print("ok " + buf.raw[:n].decode())
+elif op == "listxattr":
+    buf = ctypes.create_string_buffer(1024)
+    n = call("listxattr", sys.argv[2], ctypes.addressof(buf), 1024)
+    print("ok " + ",".join(x.decode() for x in buf.raw[:n].split(b"\0") if x))
+elif op == "removexattr":
+    call("removexattr", sys.argv[2], sys.argv[3])
+    print("ok")
+elif op == "getxattrat":
+    buf = ctypes.create_string_buffer(256)
+    args = ctypes.create_string_buffer(ctypes.addressof(buf).to_bytes(8, "little") + (256).to_bytes(4, "little") + bytes(4))
+    n = call("getxattrat", AT_FDCWD, sys.argv[2], 0, sys.argv[3], ctypes.addressof(args), 16)
+    print("ok " + buf.raw[:n].decode())
 elif op == "io_uring":
     params = ctypes.create_string_buffer(120)
     call("io_uring_setup", 8, ctypes.addressof(params))
