@@ -171,6 +171,10 @@ JAIL_EXPORT ssize_t sendto(int fd, const void *b, size_t l, int f, const struct 
 		rc = jail_check_sockaddr(&copy, n, 0, 1, "sendto");
 	if (rc)
 		return fail(rc);
+	if (jail_config()->env_supervised) { /* decided here: made from the syscall page, past the supervisor */
+		long r = jail_os_sendto(fd, b, l, f, sa ? (const void *)&copy : NULL, n);
+		return r < 0 ? fail((int)r) : r;
+	}
 	return ((sendto_fn)jail_real(JAIL_ID_sendto))(fd, b, l, f, sa ? (const struct sockaddr *)&copy : NULL, n);
 }
 
@@ -188,6 +192,10 @@ JAIL_EXPORT ssize_t sendmsg(int fd, const struct msghdr *m, int f)
 	}
 	if (rc)
 		return fail(rc);
+	if (jail_config()->env_supervised) {
+		long r = jail_os_sendmsg(fd, &mine, f);
+		return r < 0 ? fail((int)r) : r;
+	}
 	return ((sendmsg_fn)jail_real(JAIL_ID_sendmsg))(fd, &mine, f);
 }
 
@@ -225,8 +233,14 @@ JAIL_EXPORT int sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int f)
 		}
 	}
 	if (rc == 0) {
-		sent = ((sendmmsg_fn)jail_real(JAIL_ID_sendmmsg))(fd, h, n, f);
-		err = errno;
+		if (jail_config()->env_supervised) { /* decided here: from the syscall page, past the supervisor */
+			long r = jail_os_sendmmsg(fd, h, n, f);
+			sent = r < 0 ? -1 : (int)r;
+			err = r < 0 ? (int)-r : 0;
+		} else {
+			sent = ((sendmmsg_fn)jail_real(JAIL_ID_sendmmsg))(fd, h, n, f);
+			err = errno;
+		}
 		for (int i = 0; i < sent; i++)
 			v[i].msg_len = h[i].msg_len;
 	}

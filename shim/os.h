@@ -74,6 +74,10 @@ long jail_os_set_private(void);
 long jail_os_exchange(const char *sock, const void *msg, size_t n, char *reply, size_t rn, long wait_secs);
 /* connect(2) from the syscall page: under a supervisor, not decided again. */
 long jail_os_connect(int fd, const void *addr, unsigned len);
+/* sendto(2), sendmsg(2), sendmmsg(2) from the syscall page, likewise. */
+long jail_os_sendto(int fd, const void *buf, size_t len, int flags, const void *addr, unsigned alen);
+long jail_os_sendmsg(int fd, const void *msg, int flags);
+long jail_os_sendmmsg(int fd, void *vec, unsigned n, int flags);
 /* A socket's type (SOCK_STREAM, ...), or -errno. */
 long jail_os_socket_type(int fd);
 long jail_os_getpid(void);

@@ -214,6 +214,21 @@ long jail_os_connect(int fd, const void *addr, unsigned len)
 	return jail_sys(SYS_connect, fd, (long)addr, (long)len, 0, 0, 0);
 }
 
+long jail_os_sendto(int fd, const void *buf, size_t len, int flags, const void *addr, unsigned alen)
+{
+	return jail_sys(SYS_sendto, fd, (long)buf, (long)len, flags, (long)addr, (long)alen);
+}
+
+long jail_os_sendmsg(int fd, const void *msg, int flags)
+{
+	return jail_sys(SYS_sendmsg, fd, (long)msg, flags, 0, 0, 0);
+}
+
+long jail_os_sendmmsg(int fd, void *vec, unsigned n, int flags)
+{
+	return jail_sys(SYS_sendmmsg, fd, (long)vec, (long)n, flags, 0, 0);
+}
+
 long jail_os_socket_type(int fd)
 {
 	int type = 0;

@@ -56,9 +56,9 @@ const int jail_sup_nrows = (int)(sizeof(jail_sup_rows) / sizeof(jail_sup_rows[0]
 
 int jail_seccomp_install(void)
 {
-	struct sock_filter f[256];
+	struct sock_filter f[320];
 	int n = 0, ja[128], nja = 0;
-	if (4 * jail_sup_nrows + 20 > (int)(sizeof(f) / sizeof(f[0])) || jail_sup_nrows > 128)
+	if (4 * jail_sup_nrows + 32 > (int)(sizeof(f) / sizeof(f[0])) || jail_sup_nrows > 128)
 		return -E2BIG;
 
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -83,13 +83,21 @@ int jail_seccomp_install(void)
 	 * descriptor the caller holds (how glibc's fstat works), and passes */
 	for (int i = 0; i < jail_sup_nrows; i++) {
 		const struct jail_sup_row *r = &jail_sup_rows[i];
-		int fd_form = jail_sup_fd_form(r) ? 3 : 0;
-		f[n] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)r->nr, 0, (unsigned char)(fd_form + 1));
+		int fd_form = jail_sup_fd_form(r) ? 3 : 0, addr_form = jail_sup_addr_form(r) ? 5 : 0;
+		f[n] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)r->nr, 0, (unsigned char)(fd_form + addr_form + 1));
 		n++;
 		if (fd_form) {
 			f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS,
 			              (unsigned)(offsetof(struct seccomp_data, args) + 8 * (size_t)r->flags.arg));
 			f[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, 0, 1);
+			f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+		}
+		if (addr_form) { /* the address pointer, both halves zero: no address */
+			size_t at = offsetof(struct seccomp_data, args) + 8 * (size_t)r->path2.arg;
+			f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)at);
+			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 3);
+			f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, (unsigned)(at + 4));
+			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
 			f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 		}
 		ja[nja++] = n++; /* the jump, filled in below */
@@ -192,7 +200,9 @@ static int send_fd(int sock, int fd)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	return sendmsg(sock, &m.msg, 0) == 1 ? 0 : -1;
+	/* from the syscall page: the filter just installed supervises sendmsg,
+	 * and its supervisor is waiting for this very message */
+	return jail_os_sendmsg(sock, &m.msg, 0) == 1 ? 0 : -1;
 }
 
 int jail_seccomp_receive(int sock)

@@ -33,6 +33,9 @@ enum jail_sup_op {
 	JAIL_SUP_SETXATTR,
 	JAIL_SUP_LISTXATTR,   /* the list written back */
 	JAIL_SUP_REMOVEXATTR,
+	JAIL_SUP_SENDTO,   /* sends with an address: on the caller's own socket, from copies */
+	JAIL_SUP_SENDMSG,
+	JAIL_SUP_SENDMMSG,
 };
 
 /* A column of supervised.def: the call's argument `arg`, or when arg < 0 the
@@ -58,6 +61,13 @@ struct jail_sup_row {
 static inline int jail_sup_fd_form(const struct jail_sup_row *r)
 {
 	return (r->op == JAIL_SUP_STAT || r->op == JAIL_SUP_STATX || r->op == JAIL_SUP_ACCESS) && r->flags.arg >= 0;
+}
+
+/* sendto without an address (glibc's send) sends on a connected socket,
+ * whose connect was decided: the filter lets it through unsupervised. */
+static inline int jail_sup_addr_form(const struct jail_sup_row *r)
+{
+	return r->op == JAIL_SUP_SENDTO && r->path2.arg >= 0;
 }
 
 extern const struct jail_sup_row jail_sup_rows[];

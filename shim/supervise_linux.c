@@ -1250,6 +1250,9 @@ static long meta_on(struct caller *c, const struct jail_sup_row *row, int base, 
 	case JAIL_SUP_SYMLINK:
 	case JAIL_SUP_CONNECT:
 	case JAIL_SUP_BIND:
+	case JAIL_SUP_SENDTO:
+	case JAIL_SUP_SENDMSG:
+	case JAIL_SUP_SENDMMSG:
 		ret = -ENOSYS;
 		break;
 	}
@@ -1445,6 +1448,279 @@ static long do_socket(struct caller *c, const struct jail_sup_row *row)
 	return ret;
 }
 
+/* ---- sends with an address ----
+ * A send past the C library may carry an address (sendto's argument, a
+ * msghdr's msg_name) that a thread of the caller could change after it is
+ * read, so none is let through: each destination is decided as connect's
+ * is, and the supervisor sends from copies, on the caller's own socket (the
+ * same open socket, so the receiver sees the caller's socket and name). */
+#define SEND_MAX (1L << 20)     /* bytes of one message copied from the caller */
+#define SENDMMSG_MAX (4L << 20) /* ... of all the messages of one sendmmsg */
+#define CONTROL_MAX 65536       /* bytes of one message's control data */
+#define JAIL_UIO_MAXIOV 1024    /* the kernel's most iovecs per message, and messages per sendmmsg */
+
+struct out_msg {
+	struct msghdr h;
+	struct iovec iov;
+	struct sockaddr_storage addr; /* the destination as decided; a path: through the pin */
+	int pin;                       /* the supervisor's O_PATH descriptor of that path socket, or -1 */
+	char *data, *control;
+	int *fds; /* descriptors passed (SCM_RIGHTS), taken from the caller */
+	size_t nfds;
+};
+
+static void out_msg_free(struct out_msg *o)
+{
+	if (o->pin >= 0)
+		close(o->pin);
+	for (size_t i = 0; i < o->nfds; i++)
+		close(o->fds[i]);
+	free(o->fds);
+	free(o->data);
+	free(o->control);
+	o->pin = -1, o->fds = NULL, o->nfds = 0, o->data = o->control = NULL;
+}
+
+/* The destination of a send, decided as connect decides it: an internet
+ * address by the net rules (and the kernel layer's port bound, for a TCP
+ * fast open), a path socket by write on its path (and rewritten to reach
+ * the checked object through the supervisor's pin); an abstract or unnamed
+ * one, or another family, as given (the copy is what is sent). */
+static long decide_dest(struct caller *c, const char *op, int sock, struct out_msg *o)
+{
+	size_t head = offsetof(struct sockaddr_un, sun_path);
+	socklen_t alen = o->h.msg_namelen;
+	if (alen == 0)
+		return 0;
+	if (o->addr.ss_family == AF_INET || o->addr.ss_family == AF_INET6) {
+		long rc = jail_check_inet(&o->addr, alen, 1, op);
+		if (rc)
+			return rc;
+		unsigned port = ntohs(o->addr.ss_family == AF_INET ? ((struct sockaddr_in *)&o->addr)->sin_port
+		                                                   : ((struct sockaddr_in6 *)&o->addr)->sin6_port);
+		return outside_port_bound(sock, port) ? jail_refuse(op, "(an internet address)",
+		                                                    "the kernel layer lets TCP reach only the ports the "
+		                                                    "net allow rules name")
+		                                      : 0;
+	}
+	struct sockaddr_un *un = (struct sockaddr_un *)&o->addr;
+	if (o->addr.ss_family != AF_UNIX || alen <= head || un->sun_path[0] == '\0')
+		return 0;
+	char raw[sizeof(un->sun_path) + 1], name[PATH_MAX];
+	size_t plen = alen - head < sizeof(un->sun_path) ? alen - head : sizeof(un->sun_path);
+	memcpy(raw, un->sun_path, plen);
+	raw[plen] = '\0';
+	int dir = AT_FDCWD;
+	long rc = translate(c, raw, name, sizeof(name));
+	if (rc == 0 && name[0] != '/') {
+		if (c->fds[1] >= 0)
+			dir = c->fds[1]; /* the caller's working directory, opened for an earlier message */
+		else
+			rc = base_dir(c, 1, AT_FDCWD, name, &dir);
+	}
+	struct jail_resolved r;
+	if (rc || (rc = check_here(c, dir, name, JAIL_WRITE, 0, op, &r)))
+		return rc;
+	int pin = (int)open_nosymlinks(r.path, O_PATH, 0);
+	if (pin < 0)
+		return pin;
+	o->pin = pin;
+	memset(un, 0, sizeof(*un));
+	un->sun_family = AF_UNIX;
+	snprintf(un->sun_path, sizeof(un->sun_path), "/proc/self/fd/%d", pin);
+	o->h.msg_namelen = sizeof(*un);
+	return 0;
+}
+
+/* A datagram longer than what is copied is refused as the kernel refuses
+ * one too long; a stream takes what is copied (a short send). */
+static long send_size(int sock, size_t want, size_t room)
+{
+	int type = 0;
+	socklen_t tl = sizeof(type);
+	if (want <= room)
+		return (long)want;
+	if (getsockopt(sock, SOL_SOCKET, SO_TYPE, &type, &tl) == 0 && type == SOCK_STREAM)
+		return (long)room;
+	return -EMSGSIZE;
+}
+
+/* Descriptors passed in the control data (SCM_RIGHTS) are the caller's:
+ * each is replaced by the supervisor's copy of the same open file. */
+static long take_passed_fds(struct caller *c, struct out_msg *o)
+{
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&o->h); cm; cm = CMSG_NXTHDR(&o->h, cm)) {
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len < CMSG_LEN(0))
+			continue;
+		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		int *slot = (int *)(void *)CMSG_DATA(cm);
+		int *more = realloc(o->fds, (o->nfds + k) * sizeof(int));
+		if (!more)
+			return -ENOMEM;
+		o->fds = more;
+		for (size_t i = 0; i < k; i++) {
+			int theirs;
+			memcpy(&theirs, slot + i, sizeof(int));
+			int mine = caller_socket(c, theirs);
+			if (mine < 0)
+				return mine == -ENOENT ? -EBADF : mine;
+			o->fds[o->nfds++] = mine;
+			memcpy(slot + i, &mine, sizeof(int));
+		}
+	}
+	return 0;
+}
+
+/* One message of the caller's (its msghdr, already read), copied and its
+ * destination decided; room: the bytes of data it may take. The msghdr's
+ * iovec array is the caller's, or (sendto's one buffer) local. */
+static long prepare_msg(struct caller *c, const char *op, int sock, const struct msghdr *theirs,
+                        const struct iovec *local, size_t room, struct out_msg *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->pin = -1;
+	if (theirs->msg_name && theirs->msg_namelen) {
+		if (theirs->msg_namelen > sizeof(o->addr))
+			return -EINVAL;
+		if (read_mem(c, &o->addr, theirs->msg_namelen, (unsigned long)theirs->msg_name) !=
+		    (ssize_t)theirs->msg_namelen)
+			return -EFAULT;
+		o->h.msg_name = &o->addr;
+		o->h.msg_namelen = theirs->msg_namelen;
+	}
+	if (theirs->msg_iovlen > JAIL_UIO_MAXIOV)
+		return -EMSGSIZE;
+	size_t niov = theirs->msg_iovlen, total = 0;
+	struct iovec *iov = niov ? calloc(niov, sizeof(*iov)) : NULL;
+	if (niov && !iov)
+		return -ENOMEM;
+	long rc = 0;
+	if (local)
+		memcpy(iov, local, niov * sizeof(*iov));
+	else if (niov && read_mem(c, iov, niov * sizeof(*iov), (unsigned long)theirs->msg_iov) !=
+	                     (ssize_t)(niov * sizeof(*iov)))
+		rc = -EFAULT;
+	for (size_t i = 0; rc == 0 && i < niov; i++)
+		total += iov[i].iov_len < (size_t)SEND_MAX ? iov[i].iov_len : (size_t)SEND_MAX + 1;
+	long n = rc ? rc : send_size(sock, total, room);
+	if (n > 0 && !(o->data = malloc((size_t)n)))
+		n = -ENOMEM;
+	for (size_t i = 0, at = 0; n > 0 && i < niov && at < (size_t)n; i++) {
+		size_t take = iov[i].iov_len < (size_t)n - at ? iov[i].iov_len : (size_t)n - at;
+		if (take && read_mem(c, o->data + at, take, (unsigned long)iov[i].iov_base) != (ssize_t)take)
+			n = -EFAULT;
+		at += take;
+	}
+	free(iov);
+	if (n < 0)
+		return n;
+	o->iov = (struct iovec){o->data, (size_t)n};
+	o->h.msg_iov = &o->iov;
+	o->h.msg_iovlen = 1;
+	if (theirs->msg_control && theirs->msg_controllen) {
+		if (theirs->msg_controllen > CONTROL_MAX)
+			return -ENOBUFS;
+		if (!(o->control = malloc(theirs->msg_controllen)))
+			return -ENOMEM;
+		if (read_mem(c, o->control, theirs->msg_controllen, (unsigned long)theirs->msg_control) !=
+		    (ssize_t)theirs->msg_controllen)
+			return -EFAULT;
+		o->h.msg_control = o->control;
+		o->h.msg_controllen = theirs->msg_controllen;
+		if ((rc = take_passed_fds(c, o)))
+			return rc;
+	}
+	return decide_dest(c, op, sock, o);
+}
+
+/* A send's result; EPIPE raises SIGPIPE in the caller, as the kernel would
+ * have, unless it asked for MSG_NOSIGNAL (the supervisor always does). */
+static long sent(struct caller *c, long r, int flags)
+{
+	if (r < 0 && errno == EPIPE && !(flags & MSG_NOSIGNAL))
+		syscall(SYS_tgkill, tgid_of(c->tid), c->tid, SIGPIPE);
+	return r < 0 ? -errno : r;
+}
+
+/* sendmmsg: every message decided (one refused refuses the call, as the
+ * shim does), as many sent as SENDMMSG_MAX bytes of data hold (at least
+ * one), and the kernel's counts written back into the caller's vector. */
+static long send_many(struct caller *c, const struct jail_sup_row *row, int sock, unsigned long at, int flags)
+{
+	unsigned vlen = (unsigned)arg32(c, row->mode);
+	if (vlen > JAIL_UIO_MAXIOV)
+		vlen = JAIL_UIO_MAXIOV; /* what the kernel sends in one call */
+	if (vlen == 0)
+		return 0;
+	struct mmsghdr *theirs = calloc(vlen, sizeof(*theirs)), *mine = calloc(vlen, sizeof(*mine));
+	struct out_msg *o = calloc(vlen, sizeof(*o));
+	long ret = theirs && mine && o ? 0 : -ENOMEM;
+	unsigned n = 0; /* messages prepared, o[0..n) */
+	size_t used = 0;
+	if (ret == 0 && read_mem(c, theirs, vlen * sizeof(*theirs), at) != (ssize_t)(vlen * sizeof(*theirs)))
+		ret = -EFAULT;
+	while (ret == 0 && n < vlen) {
+		size_t room = (size_t)SENDMMSG_MAX - used < (size_t)SEND_MAX ? (size_t)SENDMMSG_MAX - used : (size_t)SEND_MAX;
+		ret = prepare_msg(c, row->name, sock, &theirs[n].msg_hdr, NULL, room, &o[n]);
+		if (ret != 0) {
+			out_msg_free(&o[n]); /* prepared in part */
+			if (ret == -EMSGSIZE && n > 0)
+				ret = 0; /* the rest another time: a short count */
+			break;
+		}
+		mine[n].msg_hdr = o[n].h;
+		mine[n].msg_hdr.msg_iov = &o[n].iov;
+		used += o[n].iov.iov_len;
+		n++;
+	}
+	if (ret == 0) {
+		ret = still_waiting(c) ? sent(c, sendmmsg(sock, mine, n, flags | MSG_NOSIGNAL), flags) : NOBODY;
+		for (long i = 0; ret > 0 && i < ret; i++) {
+			unsigned long len_at = at + (unsigned long)i * sizeof(*theirs) + offsetof(struct mmsghdr, msg_len);
+			if (write_mem(c, &mine[i].msg_len, sizeof(mine[i].msg_len), len_at) != 0)
+				break;
+		}
+	}
+	for (unsigned i = 0; o && i < n; i++)
+		out_msg_free(&o[i]);
+	free(o);
+	free(mine);
+	free(theirs);
+	return ret;
+}
+
+static long do_send(struct caller *c, const struct jail_sup_row *row)
+{
+	int sock = caller_socket(c, arg(c, row->dirfd));
+	if (sock < 0)
+		return sock;
+	int flags = (int)arg32(c, row->flags);
+	unsigned long at = (unsigned long)arg(c, row->path);
+	long ret = 0;
+	if (row->op == JAIL_SUP_SENDMMSG) {
+		ret = send_many(c, row, sock, at, flags);
+		close(sock);
+		return ret;
+	}
+	struct msghdr theirs = {0};
+	struct iovec one = {(void *)at, (size_t)arg(c, row->mode)}; /* sendto: one buffer */
+	struct out_msg o = {.pin = -1};
+	if (row->op == JAIL_SUP_SENDTO) {
+		socklen_t alen = (socklen_t)arg32(c, row->extra);
+		theirs = (struct msghdr){.msg_name = (void *)arg(c, row->path2), .msg_namelen = alen, .msg_iovlen = 1};
+		ret = (int)alen < 0 ? -EINVAL : prepare_msg(c, row->name, sock, &theirs, &one, SEND_MAX, &o);
+	} else if (read_mem(c, &theirs, sizeof(theirs), at) != (ssize_t)sizeof(theirs)) {
+		ret = -EFAULT;
+	} else {
+		ret = prepare_msg(c, row->name, sock, &theirs, NULL, SEND_MAX, &o);
+	}
+	if (ret == 0)
+		ret = still_waiting(c) ? sent(c, sendmsg(sock, &o.h, flags | MSG_NOSIGNAL), flags) : NOBODY;
+	out_msg_free(&o);
+	close(sock);
+	return ret;
+}
+
 /* ---- one notification ---- */
 
 static const struct jail_sup_row *row_of(long nr)
@@ -1529,6 +1805,10 @@ static long handle(struct caller *c)
 	case JAIL_SUP_CONNECT:
 	case JAIL_SUP_BIND:
 		return do_socket(c, row);
+	case JAIL_SUP_SENDTO:
+	case JAIL_SUP_SENDMSG:
+	case JAIL_SUP_SENDMMSG:
+		return do_send(c, row);
 	}
 	return -ENOSYS;
 }

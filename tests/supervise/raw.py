@@ -20,6 +20,9 @@ own syscall layer (Bun, Go, Rust's rustix) makes them. x86_64. Prints
   raw.py setxattr PATH NAME VALUE | getxattr PATH NAME | lgetxattr PATH NAME
   raw.py listxattr PATH | removexattr PATH NAME | getxattrat PATH NAME
                                  extended attributes (getxattrat: Linux 6.13's form)
+  raw.py sendto DEST TEXT        a datagram to DEST: a path socket, or HOST:PORT (UDP)
+  raw.py sendmsg DEST TEXT [FILE]  the same with sendmsg, passing FILE's descriptor (SCM_RIGHTS)
+  raw.py sendmmsg DEST TEXT [DEST TEXT]...  the messages in one sendmmsg: "ok N" sent
   raw.py connect-tcp [HOST]      connect to a loopback listener of its own (on 127.0.0.1),
                                  at HOST (127.0.0.1); then whether the listener got it
 """
@@ -31,17 +34,18 @@ import os
 import sys
 
 # mov %rdi,%rax; mov %rsi,%rdi; mov %rdx,%rsi; mov %rcx,%rdx; mov %r8,%r10;
-# mov %r9,%r8; syscall; ret  -- returns -errno on failure, as the kernel does
+# mov %r9,%r8; mov 8(%rsp),%r9; syscall; ret  -- returns -errno on failure, as the kernel does
 CODE = bytes([0x48, 0x89, 0xF8, 0x48, 0x89, 0xF7, 0x48, 0x89, 0xD6, 0x48, 0x89, 0xCA,
-              0x4D, 0x89, 0xC2, 0x4D, 0x89, 0xC8, 0x0F, 0x05, 0xC3])
+              0x4D, 0x89, 0xC2, 0x4D, 0x89, 0xC8, 0x4C, 0x8B, 0x4C, 0x24, 0x08, 0x0F, 0x05, 0xC3])
 page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
 page.write(CODE)
 addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
-trap = ctypes.CFUNCTYPE(ctypes.c_long, *([ctypes.c_long] * 6))(addr)
+trap = ctypes.CFUNCTYPE(ctypes.c_long, *([ctypes.c_long] * 7))(addr)
 SYS = {"openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "newfstatat": 262, "readlinkat": 267,
        "statx": 332, "io_uring_setup": 425, "open_by_handle_at": 304,
        "openat2": 437, "connect": 42, "statfs": 137, "getxattr": 191, "lgetxattr": 192, "setxattr": 188,
-       "lsetxattr": 189, "listxattr": 194, "removexattr": 197, "getxattrat": 464}
+       "lsetxattr": 189, "listxattr": 194, "removexattr": 197, "getxattrat": 464,
+       "sendto": 44, "sendmsg": 46, "sendmmsg": 307}
 AT_EMPTY_PATH = 0x1000
 AT_FDCWD = -100
 keep = []
@@ -55,9 +59,15 @@ def arg(v):
     return v
 
 
+def mem(b):  # the address of a copy of bytes b, kept alive
+    m = ctypes.create_string_buffer(b, len(b))
+    keep.append(m)
+    return ctypes.addressof(m)
+
+
 def call(name, *args):
-    a = [arg(v) for v in args] + [0] * (5 - len(args))
-    r = trap(SYS[name], *a[:5])
+    a = [arg(v) for v in args] + [0] * (6 - len(args))
+    r = trap(SYS[name], *a[:6])
     if r < 0:
         print("err " + errno.errorcode.get(-r, str(-r)))
         sys.exit(0)
@@ -164,6 +174,49 @@ elif op == "getxattrat":
     args = ctypes.create_string_buffer(ctypes.addressof(buf).to_bytes(8, "little") + (256).to_bytes(4, "little") + bytes(4))
     n = call("getxattrat", AT_FDCWD, sys.argv[2], 0, sys.argv[3], ctypes.addressof(args), 16)
     print("ok " + buf.raw[:n].decode())
+elif op in ("sendto", "sendmsg", "sendmmsg"):
+    import socket
+    import struct
+
+    def dest(d):
+        if ":" in d and not d.startswith("/"):
+            host, port = d.rsplit(":", 1)
+            return socket.AF_INET, struct.pack("=H", socket.AF_INET) + struct.pack("!H4s8x", int(port), socket.inet_aton(host))
+        p = os.fsencode(d)
+        return socket.AF_UNIX, socket.AF_UNIX.to_bytes(2, "little") + p + b"\0"
+
+    def header(d, text, fd=None):  # a struct msghdr, and what it points to
+        fam, sa = dest(d)
+        name = ctypes.create_string_buffer(sa, len(sa))
+        data = ctypes.create_string_buffer(os.fsencode(text), len(text))
+        iov = ctypes.create_string_buffer(ctypes.addressof(data).to_bytes(8, "little") + len(text).to_bytes(8, "little"))
+        ctl, ctl_len = 0, 0
+        if fd is not None:  # struct cmsghdr {size_t len; int level; int type;} + one int, padded
+            raw_ctl = (20).to_bytes(8, "little") + (1).to_bytes(4, "little") + (1).to_bytes(4, "little") + fd.to_bytes(4, "little") + bytes(4)
+            ctl_buf = ctypes.create_string_buffer(raw_ctl, 24)
+            keep.append(ctl_buf)
+            ctl, ctl_len = ctypes.addressof(ctl_buf), 24
+        keep.extend([name, data, iov])
+        return fam, (ctypes.addressof(name).to_bytes(8, "little") + len(sa).to_bytes(4, "little") + bytes(4) +
+                     ctypes.addressof(iov).to_bytes(8, "little") + (1).to_bytes(8, "little") +
+                     ctl.to_bytes(8, "little") + ctl_len.to_bytes(8, "little") + bytes(8))
+
+    fam = dest(sys.argv[2])[0]
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    if op == "sendto":
+        fam, sa = dest(sys.argv[2])
+        n = call("sendto", s.fileno(), os.fsencode(sys.argv[3]), len(sys.argv[3]), 0, mem(sa), len(sa))
+        print("ok %d" % n)
+    elif op == "sendmsg":
+        fd = os.open(sys.argv[4], os.O_RDONLY) if len(sys.argv) > 4 else None
+        _, h = header(sys.argv[2], sys.argv[3], fd)
+        n = call("sendmsg", s.fileno(), mem(h), 0)
+        print("ok %d" % n)
+    else:
+        pairs = sys.argv[2:]
+        vec = b"".join(header(pairs[i], pairs[i + 1])[1] + bytes(8) for i in range(0, len(pairs), 2))
+        n = call("sendmmsg", s.fileno(), mem(vec), len(pairs) // 2, 0)
+        print("ok %d" % n)
 elif op == "io_uring":
     params = ctypes.create_string_buffer(120)
     call("io_uring_setup", 8, ctypes.addressof(params))
