@@ -633,6 +633,13 @@ struct jail_decision jail_decide_connect(const struct jail_policy *p, const uint
 	return none();
 }
 
+struct jail_decision jail_decide_address_rules(const struct jail_policy *p, const uint8_t addr[16], unsigned port)
+{
+	uint8_t a[16];
+	canonical_addr(addr, a);
+	return by_addr(p, a, (int)port, 0);
+}
+
 static int localhost_name(const char *s, size_t n)
 {
 	return (n == 9 && memcmp(s, "localhost", 9) == 0) || (n > 10 && memcmp(s + n - 10, ".localhost", 10) == 0);

@@ -201,6 +201,11 @@ const char *jail_policy_log(const struct jail_policy *p); /* NULL when unset */
 struct jail_decision jail_decide_connect(const struct jail_policy *p, const uint8_t addr[16], unsigned port,
                                          const char *name);
 
+/* The address rules alone (no names, catch-alls or defaults): what they
+ * decide binds a connection to addr:port whatever name it came from, since
+ * they come first. rule < 0 when none names it. */
+struct jail_decision jail_decide_address_rules(const struct jail_policy *p, const uint8_t addr[16], unsigned port);
+
 /*
  * May NAME be resolved? Allowed when a rule allows the name (at any port)
  * and no portless deny is more specific; when no name rule matches, by the

@@ -617,8 +617,9 @@ static int is_supervisor(pid_t pid)
 	return strcmp(self, peer) == 0;
 }
 
-/* "ASK 1\nACCESS\nOP\nPATH\nRULE\n", then "FOR PID\n" from the supervisor */
-static struct request *parse(int fd, char *msg)
+/* "ASK 1\nACCESS\nOP\nPATH\nRULE\n", then "FOR PID\n" from the supervisor;
+ * sender: the pid the kernel vouches for as the message's sender */
+static struct request *parse(int fd, char *msg, pid_t sender)
 {
 	char *line[6];
 	int n = 0;
@@ -655,20 +656,24 @@ static struct request *parse(int fd, char *msg)
 		r->dir[1] = '\0';
 	else if (slash)
 		*slash = '\0';
-	struct ucred cred;
-	socklen_t cl = sizeof(cred);
-	r->pid = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &cl) == 0 ? cred.pid : 0;
+	r->pid = sender;
 	if (n >= 6 && strncmp(line[5], "FOR ", 4) == 0 && is_supervisor(r->pid))
 		r->pid = (pid_t)atoi(line[5] + 4);
 	program_of(r->pid, r->program, sizeof(r->program));
 	return r;
 }
 
-/* A terminal (tty, pts, console, /dev/tty itself) or a socket: to grant
- * one at the terminal would be to hand the jail a way to type, or show,
- * the next answer. */
-static int never_asked(const char *path)
+/* A terminal (tty, pts, console, /dev/tty itself) or a socket, or a call
+ * that reaches one (a connect, bind or send, whether the socket exists yet
+ * or not): to grant one at the terminal would be to hand the jail a way to
+ * type, or show, the next answer. */
+static int never_asked(const struct request *r)
 {
+	static const char *const socket_ops[] = {"connect", "bind", "sendto", "sendmsg", "sendmmsg"};
+	for (size_t i = 0; i < sizeof(socket_ops) / sizeof(socket_ops[0]); i++)
+		if (strcmp(r->op, socket_ops[i]) == 0)
+			return 1;
+	const char *path = r->path;
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return 0;
@@ -683,18 +688,35 @@ static int never_asked(const char *path)
 static void arrive(int fd)
 {
 	char msg[PATH_MAX + 2048];
-	ssize_t n = recv(fd, msg, sizeof(msg) - 1, 0);
+	/* who sent it: the credentials the kernel attaches to the message
+	 * (SO_PASSCRED, inherited from the listening socket), not the
+	 * connection's (SO_PEERCRED): under a supervisor the connection is made
+	 * by the supervisor for its caller */
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(struct ucred))];
+	} ctl;
+	struct iovec iov = {msg, sizeof(msg) - 1};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl.buf, .msg_controllen = sizeof(ctl.buf)};
+	ssize_t n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
 	struct request *r = NULL;
-	if (n > 0) {
+	pid_t sender = 0;
+	for (struct cmsghdr *cm = n > 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_CREDENTIALS) {
+			struct ucred cred;
+			memcpy(&cred, CMSG_DATA(cm), sizeof(cred));
+			sender = cred.pid;
+		}
+	if (n > 0 && sender > 0) {
 		msg[n] = '\0';
-		r = parse(fd, msg);
+		r = parse(fd, msg, sender);
 	}
 	if (!r || r->access == 0) {
 		free(r);
 		close(fd);
 		return;
 	}
-	if (never_asked(r->path)) {
+	if (never_asked(r)) {
 		answer(r, 0, "no (a terminal or a socket: not asked; a rule can grant it)");
 		free(r);
 		return;
@@ -892,7 +914,9 @@ int main(int argc, char **argv)
 	}
 	strcpy(sa.sun_path, sock);
 	mode_t old = umask(077);
-	if (ls < 0 || bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(ls, 128) != 0) {
+	int on = 1;
+	if (ls < 0 || setsockopt(ls, SOL_SOCKET, SO_PASSCRED, &on, sizeof(on)) != 0 ||
+	    bind(ls, (struct sockaddr *)&sa, sizeof(sa)) != 0 || listen(ls, 128) != 0) {
 		fprintf(stderr, "jail-broker: cannot listen on %s: %s\n", sock, strerror(errno));
 		return 1;
 	}

@@ -253,7 +253,7 @@ static int explain_connect(const struct jail_policy *p, const char *arg)
 	while (k < np && ports[k] != port)
 		k++;
 	int kernel_refuses = d.verdict == JAIL_ALLOW && np >= 0 && k == np && jail_policy_kernel(p) != JAIL_KERNEL_OFF &&
-	                     jail_policy_mode(p) == JAIL_MODE_ENFORCE && jail_landlock_abi() >= 4;
+	                     jail_policy_mode(p) != JAIL_MODE_AUDIT && jail_landlock_abi() >= 4;
 	int audit = jail_policy_mode(p) == JAIL_MODE_AUDIT && d.verdict == JAIL_DENY;
 	printf("%s connect %s\n", audit ? "would deny" : kernel_refuses ? "deny" : jail_effect_name(d.verdict), arg);
 	print_rule(p, d);
@@ -468,8 +468,9 @@ static int cmd_narrow(const struct jail_policy *p, const char *out, const char *
 static int cmd_landlock_exec(char **argv, int argc)
 {
 	const struct jail_policy *layers[16];
-	const char *blobs[16], *writes[32], *reads[32], *preload = NULL;
-	size_t nl = 0, nw = 0, nr = 0;
+	const char *blobs[16], *writes[32], *reads[32], *holds[8], *preload = NULL;
+	size_t nl = 0, nw = 0, nr = 0, nhold = 0;
+	static char held_real[8][PATH_MAX];
 	unsigned connect_port = 0;
 	int i = 0;
 	for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
@@ -483,6 +484,15 @@ static int cmd_landlock_exec(char **argv, int argc)
 			writes[nw++] = argv[++i];
 		else if (strcmp(argv[i], "--grant-read") == 0 && nr < 32)
 			reads[nr++] = argv[++i];
+		else if (strcmp(argv[i], "--hold") == 0 && nhold < 8) {
+			/* by its real name: the kernel's rules are on objects */
+			if (!realpath(argv[++i], held_real[nhold])) {
+				fprintf(stderr, "jail: --hold %s: %s\n", argv[i], strerror(errno));
+				return EXIT_POLICY;
+			}
+			holds[nhold] = held_real[nhold];
+			nhold++;
+		}
 		else if (strcmp(argv[i], "--preload") == 0)
 			preload = argv[++i];
 		else
@@ -543,10 +553,12 @@ static int cmd_landlock_exec(char **argv, int argc)
 	if (fds)
 		closedir(fds);
 	enum jail_kernel mode = jail_policy_kernel(layers[0]); /* the main policy's setting */
-	/* A layer in audit mode observes: the kernel cannot "allow and log". */
+	/* A layer in audit mode observes: the kernel cannot "allow and log". One
+	 * in ask mode enforces (a grant beyond the kernel's rules takes effect in
+	 * the library only, and its questions say so). */
 	size_t nenforce = 0;
 	for (size_t k = 0; k < nl; k++)
-		if (jail_policy_mode(layers[k]) == JAIL_MODE_ENFORCE)
+		if (jail_policy_mode(layers[k]) != JAIL_MODE_AUDIT)
 			layers[nenforce++] = layers[k];
 	if (nenforce == 0)
 		mode = JAIL_KERNEL_OFF;
@@ -560,7 +572,9 @@ static int cmd_landlock_exec(char **argv, int argc)
 		int required = mode == JAIL_KERNEL_REQUIRE || mode == JAIL_KERNEL_STRICT;
 		if (mode == JAIL_KERNEL_STRICT)
 			opts |= JAIL_LANDLOCK_WRITE_CARVEOUTS;
-		if (jail_landlock_apply(layers, nl, writes, nw, reads, nr, connect_port, opts, &st, err, sizeof(err)) == 0) {
+		struct jail_landlock_extra x = {.write = writes, .nwrite = nw, .read = reads, .nread = nr, .hold = holds,
+		                                .nhold = nhold, .connect_port = connect_port};
+		if (jail_landlock_apply(layers, nl, &x, opts, &st, err, sizeof(err)) == 0) {
 			char abi[16];
 			snprintf(abi, sizeof(abi), "%d", st.abi);
 			setenv("JAIL_KERNEL", abi, 1);

@@ -19,16 +19,26 @@ struct jail_landlock_stats {
  * variable JAIL_TEST_LANDLOCK_ABI overrides it (tests of the fallbacks). */
 int jail_landlock_abi(void);
 
+/* What the jail itself needs of the kernel layer besides its policy. */
+struct jail_landlock_extra {
+	const char *const *write; /* writable: its tally and log files */
+	size_t nwrite;
+	const char *const *read; /* readable and executable: its library, blobs and helper */
+	size_t nread;
+	const char *const *hold; /* refused to every access, whatever the policy grants
+	                          * (ask mode: the user's terminal): the trees around
+	                          * them are expanded, as for a carve-out */
+	size_t nhold;
+	unsigned connect_port; /* its proxy's port, 0 for none */
+};
+
 /* Restricts this process (and everything it starts) with one Landlock
- * layer per policy layer, plus grants the jail itself needs (extra_write:
- * its tally and log files; extra_read: its library, blobs and helper, also
- * executable; connect_port: its proxy's port, 0 for none). A layer with
- * `net allow` or `net none` whose allow rules all name ports also bounds
- * TCP connect (ABI 4) to those ports and connect_port: the kernel cannot
- * tell addresses apart, so a port a rule names is open on every address.
+ * layer per policy layer, plus what x says. A layer with `net allow` or
+ * `net none` whose allow rules all name ports also bounds TCP connect
+ * (ABI 4) to those ports and x->connect_port: the kernel cannot tell
+ * addresses apart, so a port a rule names is open on every address.
  * Sets no_new_privs. 0, or -1 with a message in err. */
-int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers, const char *const *extra_write,
-                        size_t nextra, const char *const *extra_read, size_t nread, unsigned connect_port,
+int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers, const struct jail_landlock_extra *x,
                         unsigned opts, struct jail_landlock_stats *stats, char *err, size_t errsz);
 
 /* opts: read denies are held elsewhere, exactly (a supervisor decides every

@@ -125,8 +125,30 @@ struct builder {
 	struct jail_landlock_stats *stats;
 	int expand; /* expand readable trees around literal read denies */
 	struct carveouts *cv; /* kernel strict: the write carve-outs found, else NULL */
+	const char *const *hold; /* refused to every access (jail_landlock_extra) */
+	size_t nhold;
 	char err[512];
 };
+
+#define EXPAND_DEPTH 64 /* a tree is expanded this deep at most: deeper, the layer is not built */
+
+static int beneath(const char *path, const char *dir);
+
+/* A held path at path itself, or strictly beneath it. */
+static int held(const struct builder *b, const char *path, int strictly_beneath)
+{
+	for (size_t i = 0; i < b->nhold; i++)
+		if (strictly_beneath ? beneath(b->hold[i], path) : strcmp(b->hold[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+static int too_deep(struct builder *b, const char *dir)
+{
+	snprintf(b->err, sizeof(b->err), "cannot expand %s around what lies more than %d levels beneath it", dir,
+	         EXPAND_DEPTH);
+	return -ELOOP;
+}
 
 /* Adds one path-beneath rule; a path that does not exist grants nothing. */
 static int add_rule(struct builder *b, const char *path, unsigned long long access, int nofollow)
@@ -197,6 +219,7 @@ static int is_literal(const char *pat)
 
 static int beneath(const char *path, const char *dir)
 {
+	/* path lies strictly beneath dir */
 	size_t n = strlen(dir);
 	if (n == 1 && dir[0] == '/')
 		return path[0] == '/' && path[1] != '\0';
@@ -243,10 +266,12 @@ static int grant_entries(struct builder *b, const char *dir, int depth, int (*gr
 /* Grants read beneath dir, except along literal read denies under it. */
 static int grant_read(struct builder *b, const char *dir, int depth)
 {
-	if (b->expand && read_denied(b->p, dir, 0))
+	if ((b->expand && read_denied(b->p, dir, 0)) || held(b, dir, 0))
 		return 0;
-	if (!b->expand || !read_denied(b->p, dir, 1) || depth > 64)
+	if (!(b->expand && read_denied(b->p, dir, 1)) && !held(b, dir, 1))
 		return add_rule(b, dir, FS_READ, depth > 0);
+	if (depth > EXPAND_DEPTH)
+		return too_deep(b, dir);
 	/* Listing stays allowed throughout (names, not contents): `ls ~` keeps
 	 * working; the shim still refuses listing a read-denied directory to
 	 * every program it sees. Reading files is what is expanded. */
@@ -284,7 +309,7 @@ static int carve_add(struct carveouts *cv, const char *path)
 		if (strcmp(cv->path[i], path) == 0)
 			return 0;
 	if (cv->n == CARVE_MAX || !(cv->path[cv->n] = strdup(path)))
-		return -1;
+		return -E2BIG;
 	cv->n++;
 	return 0;
 }
@@ -296,9 +321,38 @@ static void carve_free(struct carveouts *cv)
 	free(cv);
 }
 
+/* A carve-out worth holding: not a socket, nor a directory of sockets
+ * alone (/tmp/tmux-1000): what a deny on those is about is connecting to
+ * them, which Landlock has no rule for, and carving them out of {tmp} would
+ * cost every new entry there. */
+static int worth_holding(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0 || S_ISSOCK(st.st_mode))
+		return 0;
+	if (!S_ISDIR(st.st_mode))
+		return 1;
+	DIR *d = opendir(path);
+	if (!d)
+		return 1;
+	struct dirent *e;
+	int sockets = 0, other = 0;
+	while ((e = readdir(d)) != NULL && !other) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (e->d_type == DT_SOCK)
+			sockets++;
+		else
+			other = 1;
+	}
+	closedir(d);
+	return other || !sockets;
+}
+
+/* 0, -E2BIG (too many carve-outs) or -ENOSPC (a tree too large to look through). */
 static int carve_walk(const struct jail_policy *p, struct carveouts *cv, const char *dir, int depth, long *budget)
 {
-	if (depth > CARVE_DEPTH || *budget <= 0)
+	if (depth > CARVE_DEPTH)
 		return 0;
 	DIR *d = opendir(dir);
 	if (!d)
@@ -306,7 +360,11 @@ static int carve_walk(const struct jail_policy *p, struct carveouts *cv, const c
 	struct dirent *e;
 	char child[PATH_MAX];
 	int rc = 0;
-	while (rc == 0 && (e = readdir(d)) != NULL && --*budget > 0) {
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		if (--*budget < 0) {
+			rc = -ENOSPC;
+			break;
+		}
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		int n = snprintf(child, sizeof(child), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, e->d_name);
@@ -314,7 +372,7 @@ static int carve_walk(const struct jail_policy *p, struct carveouts *cv, const c
 			continue;
 		struct stat st;
 		if (denied_by_rule(p, child))
-			rc = carve_add(cv, child);
+			rc = worth_holding(child) ? carve_add(cv, child) : 0;
 		else if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
 			rc = carve_walk(p, cv, child, depth + 1, budget);
 	}
@@ -322,35 +380,44 @@ static int carve_walk(const struct jail_policy *p, struct carveouts *cv, const c
 	return rc;
 }
 
-static int beneath(const char *path, const char *dir);
 
-/* The layer's write carve-outs inside its writable trees, or NULL (too many). */
-static struct carveouts *find_carveouts(const struct jail_policy *p)
+/* The layer's write carve-outs inside its writable trees, in *out; 0, or
+ * -1 with why (too many of them, or a tree too large to look through:
+ * strict then refuses to start rather than hold less than it says). */
+static int find_carveouts(const struct jail_policy *p, struct carveouts **out, char *why, size_t whysz)
 {
 	struct carveouts *cv = calloc(1, sizeof(*cv));
 	char prefix[PATH_MAX];
 	struct stat st;
-	int rc = cv ? 0 : -1;
+	int rc = cv ? 0 : -ENOMEM;
 	for (uint32_t i = 0; rc == 0 && i < jail_rule_count(p); i++) {
 		int32_t r = (int32_t)i;
 		const char *pat = jail_rule_pattern(p, r);
 		if (jail_rule_effect(p, r) == JAIL_DENY && (jail_rule_access(p, r) & JAIL_WRITE) && is_literal(pat) &&
-		    lstat(pat, &st) == 0 && denied_by_rule(p, pat))
+		    lstat(pat, &st) == 0 && denied_by_rule(p, pat) && worth_holding(pat))
 			rc = carve_add(cv, pat);
 		if (rc || jail_rule_effect(p, r) != JAIL_ALLOW || !(jail_rule_access(p, r) & JAIL_WRITE))
 			continue;
 		literal_prefix(pat, prefix, sizeof(prefix));
 		long budget = CARVE_ENTRIES;
 		if (denied_by_rule(p, prefix))
-			rc = carve_add(cv, prefix);
+			rc = worth_holding(prefix) ? carve_add(cv, prefix) : 0;
 		else if (lstat(prefix, &st) == 0 && S_ISDIR(st.st_mode))
 			rc = carve_walk(p, cv, prefix, 1, &budget);
 	}
+	if (rc == -ENOSPC)
+		snprintf(why, whysz,
+		         "kernel strict: %s holds more than %ld entries within %d levels to look through for write "
+		         "carve-outs (narrow the writable trees, or use kernel require)",
+		         prefix, CARVE_ENTRIES, CARVE_DEPTH);
+	else if (rc)
+		snprintf(why, whysz, "kernel strict: more than %d write carve-outs in the writable trees", CARVE_MAX);
 	if (rc) {
 		carve_free(cv);
-		return NULL;
+		return -1;
 	}
-	return cv;
+	*out = cv;
+	return 0;
 }
 
 static int carved(const struct carveouts *cv, const char *path, int strictly_beneath)
@@ -364,16 +431,17 @@ static int carved(const struct carveouts *cv, const char *path, int strictly_ben
 /* Grants write beneath dir, except along the write carve-outs under it. */
 static int grant_write(struct builder *b, const char *dir, int depth)
 {
-	if (carved(b->cv, dir, 0))
+	if (carved(b->cv, dir, 0) || held(b, dir, 0))
 		return 0;
-	if (!carved(b->cv, dir, 1) || depth > 64)
+	if (!carved(b->cv, dir, 1) && !held(b, dir, 1))
 		return add_rule(b, dir, FS_WRITE, depth > 0);
+	if (depth > EXPAND_DEPTH)
+		return too_deep(b, dir);
 	/* dir itself keeps no right: any would reach the carve-out beneath it */
 	return grant_entries(b, dir, depth, grant_write);
 }
 
-static int apply_layer(int abi, const struct jail_policy *p, const char *const *extra_write, size_t nextra,
-                       const char *const *extra_read, size_t nread, unsigned connect_port, unsigned opts,
+static int apply_layer(int abi, const struct jail_policy *p, const struct jail_landlock_extra *x, unsigned opts,
                        struct jail_landlock_stats *stats, char *err, size_t errsz)
 {
 	struct ll_ruleset_attr attr = {.handled_access_fs = handled_for(abi)};
@@ -389,13 +457,10 @@ static int apply_layer(int abi, const struct jail_policy *p, const char *const *
 		attr.scoped = SCOPE_SIGNAL | SCOPE_ABSTRACT_UNIX;
 	size_t size = abi >= 6 ? sizeof(attr) : abi >= 4 ? 2 * sizeof(unsigned long long) : sizeof(unsigned long long);
 	struct builder b = {.abi = abi, .handled = attr.handled_access_fs, .p = p, .stats = stats,
-	                    .expand = !(opts & JAIL_LANDLOCK_READ_DENIES_ELSEWHERE)};
+	                    .expand = !(opts & JAIL_LANDLOCK_READ_DENIES_ELSEWHERE), .hold = x->hold, .nhold = x->nhold};
 	if (opts & JAIL_LANDLOCK_WRITE_CARVEOUTS) {
-		b.cv = find_carveouts(p);
-		if (!b.cv) {
-			snprintf(err, errsz, "kernel strict: more than %d write carve-outs in the writable trees", CARVE_MAX);
+		if (find_carveouts(p, &b.cv, err, errsz) != 0)
 			return -1;
-		}
 		stats->carveouts += (int)b.cv->n;
 	}
 	b.ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, size, 0);
@@ -415,16 +480,16 @@ static int apply_layer(int abi, const struct jail_policy *p, const char *const *
 		if (acc & (JAIL_READ | JAIL_WRITE))
 			rc = grant_read(&b, prefix, 0);
 		if (rc == 0 && (acc & JAIL_WRITE))
-			rc = b.cv ? grant_write(&b, prefix, 0) : add_rule(&b, prefix, FS_WRITE, 0);
-		if (rc == 0 && (acc & JAIL_EXEC))
-			rc = add_rule(&b, prefix, FS_EXECUTE, 0);
+			rc = grant_write(&b, prefix, 0);
+		if (rc == 0 && (acc & JAIL_EXEC) && !held(&b, prefix, 0) && !held(&b, prefix, 1))
+			rc = add_rule(&b, prefix, FS_EXECUTE, 0); /* (a held path is never executable: a terminal) */
 	}
-	for (size_t i = 0; rc == 0 && i < nextra; i++)
-		rc = add_rule(&b, extra_write[i], FS_WRITE | FS_READ, 0);
-	for (size_t i = 0; rc == 0 && i < nread; i++)
-		rc = add_rule(&b, extra_read[i], FS_READ | FS_EXECUTE, 0);
+	for (size_t i = 0; rc == 0 && i < x->nwrite; i++)
+		rc = add_rule(&b, x->write[i], FS_WRITE | FS_READ, 0);
+	for (size_t i = 0; rc == 0 && i < x->nread; i++)
+		rc = add_rule(&b, x->read[i], FS_READ | FS_EXECUTE, 0);
 	for (int i = 0; rc == 0 && attr.handled_access_net && i <= nports; i++) {
-		unsigned port = i < nports ? ports[i] : connect_port;
+		unsigned port = i < nports ? ports[i] : x->connect_port;
 		struct ll_net_port_attr na = {.allowed_access = NET_CONNECT_TCP, .port = port};
 		if (port && syscall(SYS_landlock_add_rule, b.ruleset, LL_RULE_NET_PORT, &na, 0) != 0) {
 			snprintf(b.err, sizeof(b.err), "cannot add a Landlock rule for TCP port %u: %s", port, strerror(errno));
@@ -442,8 +507,7 @@ static int apply_layer(int abi, const struct jail_policy *p, const char *const *
 	return rc ? -1 : 0;
 }
 
-int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers, const char *const *extra_write,
-                        size_t nextra, const char *const *extra_read, size_t nread, unsigned connect_port,
+int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers, const struct jail_landlock_extra *x,
                         unsigned opts, struct jail_landlock_stats *stats, char *err, size_t errsz)
 {
 	int abi = jail_landlock_abi();
@@ -458,8 +522,7 @@ int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers,
 		return -1;
 	}
 	for (size_t i = 0; i < nlayers; i++)
-		if (apply_layer(abi, layers[i], extra_write, nextra, extra_read, nread, connect_port, opts, stats, err,
-		                errsz) != 0)
+		if (apply_layer(abi, layers[i], x, opts, stats, err, errsz) != 0)
 			return -1;
 	return 0;
 }
@@ -469,19 +532,21 @@ int jail_landlock_apply(const struct jail_policy *const *layers, size_t nlayers,
  * own), or a new entry made directly in such a directory. */
 static int strict_refuses_write(const struct jail_policy *p, const char *path)
 {
-	struct carveouts *cv = find_carveouts(p);
-	if (!cv)
+	struct carveouts *cv = NULL;
+	char why[PATH_MAX + 200];
+	if (find_carveouts(p, &cv, why, sizeof(why)) != 0)
 		return 1;
 	char parent[PATH_MAX];
 	snprintf(parent, sizeof(parent), "%s", path);
 	char *slash = strrchr(parent, '/');
 	if (slash)
 		slash[slash == parent ? 1 : 0] = '\0';
-	struct stat st;
-	int exists = lstat(path, &st) == 0, refused = 0;
+	/* (an existing file there keeps its own write, but a write may be a
+	 * removal or a rename, which needs its directory's: refused too) */
+	int refused = 0;
 	for (size_t i = 0; i < cv->n && !refused; i++)
 		refused = strcmp(cv->path[i], path) == 0 || beneath(path, cv->path[i]) || beneath(cv->path[i], path) ||
-		          (!exists && beneath(cv->path[i], parent));
+		          beneath(cv->path[i], parent);
 	carve_free(cv);
 	return refused;
 }

@@ -190,7 +190,10 @@ static int inet_of(const struct sockaddr *sa, unsigned len, int sending, uint8_t
 	return 0; /* not an internet address, or one the kernel refuses (EINVAL) */
 }
 
-int jail_check_inet(const void *addr, unsigned len, int sending, const char *op)
+/* rules_only: the call was decided already, with names this process does
+ * not know (the shim's, in another process): only address rules, which
+ * come before names, can refuse it here. */
+static int check_inet(const void *addr, unsigned len, int sending, const char *op, int rules_only)
 {
 	const struct jail_config *c = jail_config();
 	uint8_t a[16];
@@ -201,10 +204,16 @@ int jail_check_inet(const void *addr, unsigned len, int sending, const char *op)
 		return 0;
 	for (int i = 0; i < c->nlayers; i++) {
 		struct attempt t = {.addr = a, .port = port, .layer = i};
-		t.d = jail_decide_connect(c->layer[i], a, port, NULL);
+		if (rules_only) {
+			t.d = jail_decide_address_rules(c->layer[i], a, port);
+			if (t.d.rule < 0)
+				t.d.verdict = JAIL_ALLOW;
+		} else {
+			t.d = jail_decide_connect(c->layer[i], a, port, NULL);
+		}
 		/* denied as a bare address: a name it was resolved from may allow it
 		 * (jail_decide_connect still lets an address rule decide first) */
-		if (t.d.verdict != JAIL_ALLOW)
+		if (t.d.verdict != JAIL_ALLOW && !rules_only)
 			for_names(a, try_name, &t);
 		if (t.d.verdict == JAIL_ALLOW)
 			continue;
@@ -223,6 +232,16 @@ int jail_check_inet(const void *addr, unsigned len, int sending, const char *op)
 	return 0;
 }
 
+int jail_check_inet(const void *addr, unsigned len, int sending, const char *op)
+{
+	return check_inet(addr, len, sending, op, 0);
+}
+
+int jail_check_inet_rules(const void *addr, unsigned len, int sending, const char *op)
+{
+	return check_inet(addr, len, sending, op, 1);
+}
+
 int jail_check_kernel_port(int fd, const void *addr, unsigned len, const char *op)
 {
 	const struct jail_config *c = jail_config();
@@ -234,7 +253,7 @@ int jail_check_kernel_port(int fd, const void *addr, unsigned len, const char *o
 	if (is_proxy(c, a, port))
 		return 0;
 	for (int i = 0; i < c->nlayers; i++) {
-		if (jail_policy_mode(c->layer[i]) != JAIL_MODE_ENFORCE)
+		if (jail_policy_mode(c->layer[i]) == JAIL_MODE_AUDIT)
 			continue; /* the kernel layer leaves audit layers out */
 		int n = jail_net_ports(c->layer[i], ports, JAIL_NET_MAX_PORTS);
 		if (n < 0)

@@ -57,7 +57,7 @@ const int jail_sup_nrows = (int)(sizeof(jail_sup_rows) / sizeof(jail_sup_rows[0]
 int jail_seccomp_install(void)
 {
 	struct sock_filter f[320];
-	int n = 0, ja[128], nja = 0;
+	int n = 0, ja[128], nja = 0, jn[8], njn = 0;
 	if (4 * jail_sup_nrows + 32 > (int)(sizeof(f) / sizeof(f[0])) || jail_sup_nrows > 128)
 		return -E2BIG;
 
@@ -100,7 +100,10 @@ int jail_seccomp_install(void)
 			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
 			f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 		}
-		ja[nja++] = n++; /* the jump, filled in below */
+		if (jail_sup_always(r) && njn < 8)
+			jn[njn++] = n++; /* to `notify`, past the page's exemption: filled in below */
+		else
+			ja[nja++] = n++; /* to `supervised`: filled in below */
 	}
 	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	for (int i = 0; i < nja; i++)
@@ -114,7 +117,9 @@ int jail_seccomp_install(void)
 	f[n++] = STMT(BPF_ALU | BPF_AND | BPF_K, 0xfffff000u);
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)(page & 0xffffffffu), 0, 1);
 	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF);
+	f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_USER_NOTIF); /* notify */
+	for (int i = 0; i < njn; i++)
+		f[jn[i]] = STMT(BPF_JMP | BPF_JA, (unsigned)(n - 1 - jn[i] - 1));
 
 	struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)

@@ -96,6 +96,10 @@ int jail_check_unix(const void *addr, unsigned len, unsigned rflags, const char 
  * from); anything else 0. */
 int jail_check_sockaddr(const void *addr, unsigned len, unsigned rflags, int sending, const char *op);
 int jail_check_inet(const void *addr, unsigned len, int sending, const char *op);
+/* The same for a call the library decided already, in a process whose
+ * names the caller does not know (the supervisor, for a connect from the
+ * shim's syscall page): only an address rule refuses it. */
+int jail_check_inet_rules(const void *addr, unsigned len, int sending, const char *op);
 
 /* net.c: a socket address copied into *copy (zero-filled), so that what is
  * decided is what the real call gets (another thread may change the

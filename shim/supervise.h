@@ -63,6 +63,16 @@ static inline int jail_sup_fd_form(const struct jail_sup_row *r)
 	return (r->op == JAIL_SUP_STAT || r->op == JAIL_SUP_STATX || r->op == JAIL_SUP_ACCESS) && r->flags.arg >= 0;
 }
 
+/* connect is supervised even from the shim's syscall page: the shim has
+ * decided it, but a program that calls the page itself could otherwise
+ * reach a path socket no kernel rule holds (a terminal multiplexer's, which
+ * would type ask mode's answers). From the page, the supervisor decides
+ * path sockets, and for internet addresses the address rules alone. */
+static inline int jail_sup_always(const struct jail_sup_row *r)
+{
+	return r->op == JAIL_SUP_CONNECT;
+}
+
 /* sendto without an address (glibc's send) sends on a connected socket,
  * whose connect was decided: the filter lets it through unsupervised. */
 static inline int jail_sup_addr_form(const struct jail_sup_row *r)

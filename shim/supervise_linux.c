@@ -56,6 +56,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,7 @@
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/stat.h>
@@ -156,7 +158,7 @@ static int read_string(struct caller *c, unsigned long addr, char *out, size_t c
  * three system calls per call). A descriptor outlives its process: reading
  * it then fails, and the caller reopens (a reused TID gets the new
  * process's memory, never the old one's). */
-#define MEM_SLOTS 32
+#define MEM_SLOTS 8
 static __thread struct { /* per worker: another worker may close its own entries at any time */
 	pid_t tid;
 	int fd;
@@ -1290,7 +1292,7 @@ static int caller_socket(struct caller *c, long fd)
  * thread of its own, on the caller's socket, to the address as decided,
  * and the thread answers the caller; the supervisor goes on. */
 struct inet_connect {
-	int listener, sock;
+	int listener, sock, pin; /* pin: a path socket's, held until connected (-1: none) */
 	__u64 id;
 	socklen_t len;
 	struct sockaddr_storage a;
@@ -1303,8 +1305,27 @@ static void *connect_inet(void *arg)
 	struct seccomp_notif_resp resp = {.id = f->id, .val = rc ? -1 : 0, .error = -rc};
 	ioctl(f->listener, SECCOMP_IOCTL_NOTIF_SEND, &resp);
 	close(f->sock);
+	if (f->pin >= 0)
+		close(f->pin);
 	free(f);
 	return NULL;
+}
+
+/* ANSWERED: a thread connects sock (and owns it and pin from now on) to
+ * the address as decided, and answers the caller; or -errno. */
+static long connect_later(struct caller *c, int sock, int pin, const void *addr, socklen_t len)
+{
+	struct inet_connect *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	*f = (struct inet_connect){.listener = c->listener, .sock = sock, .pin = pin, .id = c->req->id, .len = len};
+	memcpy(&f->a, addr, len);
+	int prc = detached(connect_inet, f);
+	if (prc != 0) {
+		free(f);
+		return -prc;
+	}
+	return ANSWERED;
 }
 
 /* The kernel layer's TCP port bound (landlock_linux.c), which a connection
@@ -1334,54 +1355,39 @@ static int outside_port_bound(int sock, unsigned port)
 /* connect to an internet address: decided by the net rules on the address
  * alone (the supervisor does not see the caller's name lookups: a program
  * past the C library reaches allowed names through the jail's proxy). */
+/* The call comes from the shim's syscall page: the library decided it
+ * (only connect is sent here from the page: jail_sup_always). */
+static int from_page(const struct caller *c)
+{
+	return ((unsigned long)c->req->data.instruction_pointer & ~4095UL) == JAIL_SYSCALL_PAGE;
+}
+
 static long connect_internet(struct caller *c, const struct jail_sup_row *row, long len, unsigned long at)
 {
-	struct inet_connect *f = calloc(1, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	size_t n = (size_t)len < sizeof(f->a) ? (size_t)len : sizeof(f->a);
-	if ((size_t)len > sizeof(f->a)) {
-		free(f);
+	struct sockaddr_storage a = {0};
+	if ((size_t)len > sizeof(a))
 		return -EINVAL;
-	}
-	if (read_mem(c, &f->a, n, at) != (ssize_t)n) {
-		free(f);
+	if (read_mem(c, &a, (size_t)len, at) != (ssize_t)len)
 		return -EFAULT;
-	}
-	f->len = (socklen_t)n;
-	long rc = jail_check_inet(&f->a, (unsigned)n, 0, row->name);
-	if (rc != 0 || (f->a.ss_family != AF_INET && f->a.ss_family != AF_INET6)) {
-		free(f);
+	/* from the page, decided by the library with names it resolved (which
+	 * only an address rule outranks); from anywhere else, by the address */
+	long rc = from_page(c) ? jail_check_inet_rules(&a, (unsigned)len, 0, row->name)
+	                       : jail_check_inet(&a, (unsigned)len, 0, row->name);
+	if (rc != 0 || (a.ss_family != AF_INET && a.ss_family != AF_INET6))
 		return rc ? rc : LET_THROUGH; /* refused; or no address (AF_UNSPEC: a disconnect) */
-	}
 	int sock = caller_socket(c, arg(c, row->dirfd));
-	if (sock < 0) {
-		free(f);
+	if (sock < 0)
 		return sock;
-	}
-	unsigned port = ntohs(f->a.ss_family == AF_INET ? ((struct sockaddr_in *)&f->a)->sin_port
-	                                               : ((struct sockaddr_in6 *)&f->a)->sin6_port);
-	if (outside_port_bound(sock, port)) {
+	unsigned port = ntohs(a.ss_family == AF_INET ? ((struct sockaddr_in *)&a)->sin_port
+	                                             : ((struct sockaddr_in6 *)&a)->sin6_port);
+	long ret = outside_port_bound(sock, port) ? jail_refuse(row->name, "(an internet address)",
+	                                                        "the kernel layer lets TCP reach only the ports the "
+	                                                        "net allow rules name")
+	           : !still_waiting(c)            ? NOBODY
+	                                          : connect_later(c, sock, -1, &a, (socklen_t)len);
+	if (ret != ANSWERED)
 		close(sock);
-		free(f);
-		return jail_refuse(row->name, "(an internet address)",
-		                   "the kernel layer lets TCP reach only the ports the net allow rules name");
-	}
-	if (!still_waiting(c)) {
-		close(sock);
-		free(f);
-		return NOBODY;
-	}
-	f->listener = c->listener;
-	f->sock = sock;
-	f->id = c->req->id;
-	int prc = detached(connect_inet, f);
-	if (prc != 0) {
-		close(sock);
-		free(f);
-		return -prc;
-	}
-	return ANSWERED;
+	return ret;
 }
 
 static long do_socket(struct caller *c, const struct jail_sup_row *row)
@@ -1411,10 +1417,21 @@ static long do_socket(struct caller *c, const struct jail_sup_row *row)
 	int sock = caller_socket(c, arg(c, row->dirfd));
 	if (sock < 0)
 		return sock;
+	/* the library asking the broker (ask mode): its own socket, which the
+	 * policy refuses to everything else; the broker decides what it hears */
+	const char *ask = jail_config()->ask_path;
+	int asking = !binding && from_page(c) && ask && strcmp(name, ask) == 0;
 	long ret;
 	if (!still_waiting(c)) {
 		ret = NOBODY;
-	} else if ((ret = check_here(c, dir, name, JAIL_WRITE, binding ? JAIL_RES_NOFOLLOW : 0, row->name, &r)) == 0) {
+	} else if (asking) {
+		r.kind = JAIL_OBJ_PATH;
+		snprintf(r.path, sizeof(r.path), "%s", ask);
+		ret = 0;
+	} else {
+		ret = check_here(c, dir, name, JAIL_WRITE, binding ? JAIL_RES_NOFOLLOW : 0, row->name, &r);
+	}
+	if (ret == 0) {
 		/* the checked object (connect) or directory (bind), reached through
 		 * the supervisor's own descriptor for it */
 		int pin = -1;
@@ -1433,13 +1450,16 @@ static long do_socket(struct caller *c, const struct jail_sup_row *row)
 			if (ret == 0)
 				snprintf(via.sun_path, sizeof(via.sun_path), "/proc/self/fd/%d", pin);
 		}
-		if (ret == 0) {
-			mode_t old = binding ? umask(caller_umask(c)) : 0;
-			int done = binding ? bind(sock, (struct sockaddr *)&via, sizeof(via))
-			                   : connect(sock, (struct sockaddr *)&via, sizeof(via));
-			ret = done == 0 ? 0 : -errno;
-			if (binding)
-				umask(old);
+		if (ret == 0 && binding) {
+			mode_t old = umask(caller_umask(c));
+			ret = bind(sock, (struct sockaddr *)&via, sizeof(via)) == 0 ? 0 : -errno;
+			umask(old);
+		} else if (ret == 0) {
+			/* a connect may wait (a listener whose backlog is full): a
+			 * thread of its own makes it, as for internet addresses */
+			ret = connect_later(c, sock, pin, &via, sizeof(via));
+			if (ret == ANSWERED)
+				return ret; /* the thread owns sock and pin */
 		}
 		if (pin >= 0)
 			close(pin);
@@ -1851,7 +1871,7 @@ static void serve_one(int listener, struct seccomp_notif *req)
  * starts another (up to WORKERS_MAX, past which calls wait in the kernel
  * for a worker), so a call held for minutes (a question) or blocked in the
  * kernel holds its own worker alone, never the jail. */
-#define WORKERS_MAX 32
+#define WORKERS_MAX 256
 
 static struct {
 	int listener;
@@ -1863,6 +1883,12 @@ static void *worker(void *arg);
 
 static int start_worker(void)
 {
+	/* a slot first: two workers left with no idle one start one each, not more */
+	int n = pool.started;
+	do {
+		if (n >= WORKERS_MAX)
+			return EAGAIN;
+	} while (!atomic_compare_exchange_weak(&pool.started, &n, n + 1));
 	pthread_t t;
 	pthread_attr_t attr;
 	sigset_t all, old;
@@ -1871,7 +1897,6 @@ static int start_worker(void)
 	/* signals are the main thread's: it forwards them and reaps children */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pool.started++;
 	pool.idle++;
 	int rc = pthread_create(&t, &attr, worker, NULL);
 	if (rc != 0) {
@@ -1898,8 +1923,8 @@ static void *worker(void *arg)
 		memset(req, 0, pool.req_size);
 		if (ioctl(pool.listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
 			continue; /* the caller went away (ENOENT), or a signal */
-		if (--pool.idle == 0 && pool.started < WORKERS_MAX)
-			start_worker();
+		if (--pool.idle == 0)
+			start_worker(); /* (none past WORKERS_MAX: calls then wait in the kernel) */
 		serve_one(pool.listener, req);
 		pool.idle++;
 	}
@@ -1959,6 +1984,13 @@ int main(int argc, char **argv)
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	close(sv[1]);
+	/* its workers' caches and the calls in flight hold descriptors: as many
+	 * as the hard limit allows (the command keeps the limit it had) */
+	struct rlimit nofile;
+	if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+		nofile.rlim_cur = nofile.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &nofile);
+	}
 	/* the terminal's signals reach the whole group: the command decides
 	 * what they mean; the supervisor waits for it */
 	signal(SIGINT, SIG_IGN);

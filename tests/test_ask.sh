@@ -416,6 +416,7 @@ fi
 # reach the terminal the answer is typed on either ----
 if [ -x "$BUILD/libexec/libjail/jail-supervise" ]; then
 	RAW=$HERE/supervise/raw.py
+	echo "allowed notes" >"$T/proj/allowed.md"
 	cat >"$T/reach.sh" <<EOF
 tty=\$(python3 $T/usertty.py path)
 echo "found \$tty"
@@ -423,6 +424,11 @@ printf 'raw-tty-w: '; python3 $RAW open "\$tty" w
 printf 'raw-tty-r: '; python3 $RAW open "\$tty" r
 printf 'raw-tmux: '; python3 $RAW connect-unix "\${TMUX%%,*}"
 printf 'raw-ctl: '; python3 $RAW connect-unix "$T/proj/ctl.sock"
+printf 'page-allowed: '; RAW_VIA_PAGE=1 python3 $RAW read $T/proj/allowed.md
+printf 'page-tty-w: '; RAW_VIA_PAGE=1 python3 $RAW open "\$tty" w
+printf 'page-tty-r: '; RAW_VIA_PAGE=1 python3 $RAW open "\$tty" r
+printf 'page-tmux: '; RAW_VIA_PAGE=1 python3 $RAW connect-unix "\${TMUX%%,*}"
+printf 'page-ctl: '; RAW_VIA_PAGE=1 python3 $RAW connect-unix "$T/proj/ctl.sock"
 EOF
 	# a socket of the test's own, which the policy allows: the control row
 	python3 -c 'import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(4); time.sleep(60)' \
@@ -436,6 +442,15 @@ EOF
 	check "past libc: ... and for reading" has "raw-tty-r: err EACCES"
 	check "past libc: a raw connect to the multiplexer's socket is refused" has "raw-tmux: err EACCES"
 	check "past libc: a raw connect to an allowed socket works (control)" has "raw-ctl: ok"
+	# a program calling the shim's own syscall page (which the supervisor
+	# trusts for opens): the kernel layer holds the terminal, and the
+	# supervisor decides every connect, the page's too
+	check "page: a call through the shim's syscall page works (control: the rows below use it)" \
+		has "page-allowed: ok allowed notes"
+	check "page: the user's terminal is refused for writing through it (the kernel layer)" has "page-tty-w: err EACCES"
+	check "page: ... and for reading" has "page-tty-r: err EACCES"
+	check "page: a connect to the multiplexer's socket through it is refused (supervised)" has "page-tmux: err EACCES"
+	check "page: a connect to an allowed socket through it works (control)" has "page-ctl: ok"
 	check "past libc: terminals and sockets are not asked about (granting one would hand over the next answer)" \
 		test "$(questions)" -eq 0
 	check "past libc: ... and their refusals are logged as such" grep -q 'a terminal or a socket: not asked' "$TMPDIR/reach.log"

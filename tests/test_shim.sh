@@ -291,6 +291,33 @@ print('fd', fd)"
 		out=$(cd "$T/strict" && JAIL_TEST_LANDLOCK_ABI=0 "$JAILRUN" --policy "$T/strict.policy" --kernel=strict -- true 2>&1)
 		rc=$?
 		check "strict without Landlock fails closed (125)" status_is 125
+		# a directory of sockets alone (a multiplexer's) is not carved out:
+		# what its deny is about, connecting, Landlock cannot hold
+		mkdir -p "$T/strict2/socks"
+		python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$T/strict2/socks/s"
+		cp ./static-probe "$T/strict2/probe"
+		printf 'allow read /\nallow exec /usr /bin /sbin {cwd} %s\nallow write {cwd} /dev/null\n' "$BUILD" >"$T/strict2.policy"
+		printf 'deny write {cwd}/socks\n' >>"$T/strict2.policy"
+		out=$(cd "$T/strict2" && "$JAILRUN" --quiet --policy "$T/strict2.policy" --kernel=strict -- ./probe open top.txt w,creat 2>&1)
+		check "strict: a directory of sockets is not carved out (a new file beside it is made)" test "$out" = ok
+		# fail closed, never hold less than it says: a tree too large to look
+		# through, a carve-out too deep to expand around
+		mkdir -p "$T/strict3/.git/hooks" "$T/strict3/aa"
+		python3 -c 'import os, sys; [open(os.path.join(sys.argv[1], "f%d" % i), "w").close() for i in range(50001)]' \
+			"$T/strict3/aa"
+		out=$(cd "$T/strict3" && "$JAILRUN" --policy "$T/strict.policy" --kernel=strict -- true 2>&1)
+		rc=$?
+		check "strict: a writable tree too large to look through refuses to start (125)" status_is 125
+		check "strict: ... saying why" has "more than 50000 entries"
+		rm -rf "$T/strict3"
+		deep=$T/strict4
+		for i in $(seq 70); do deep=$deep/d; done
+		mkdir -p "$deep"
+		printf 'allow read /\nallow exec /usr /bin /sbin\nallow write {cwd}\ndeny write %s\n' "$deep" >"$T/strict4.policy"
+		out=$(cd "$T/strict4" && "$JAILRUN" --policy "$T/strict4.policy" --kernel=strict -- true 2>&1)
+		rc=$?
+		check "strict: a carve-out more than 64 levels down refuses to start (125)" status_is 125
+		check "strict: ... saying why" has "more than 64 levels beneath it"
 	else
 		skipped "kernel layer" "this kernel has no Landlock"
 	fi

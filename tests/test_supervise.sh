@@ -364,6 +364,36 @@ PY
 	check "a libc sendto (decided by the shim, sent from its page) works under the supervisor" \
 		test "$out" = 3 -a -n "$(grep -x "$P/d.sock in8" "$T/got")"
 	check "nothing refused reached a receiver" bash -c '! grep -q " out[0-9]$" "$1"' _ "$T/got"
+
+	# connects that wait (a listener that never accepts) do not hold the
+	# supervisor's workers: 300 of them, then another process starts and
+	# reads (its loader's opens are supervised too)
+	python3 -c 'import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(0); time.sleep(60)' \
+		"$P/full.sock" &
+	full=$!
+	for _ in $(seq 50); do [ -S "$P/full.sock" ] && break; sleep 0.1; done
+	cat >"$T/waiters.py" <<'PY'
+import ctypes, os, socket, subprocess, sys, threading, time
+path = sys.argv[1].encode()
+libc = ctypes.CDLL(None, use_errno=True)  # libc's syscall(): its connect is made from libc, supervised
+def one():
+    s = socket.socket(socket.AF_UNIX)
+    sa = ctypes.create_string_buffer(socket.AF_UNIX.to_bytes(2, "little") + path + b"\0")
+    libc.syscall(42, s.fileno(), sa, 2 + len(path) + 1)
+for _ in range(300):
+    threading.Thread(target=one, daemon=True).start()
+time.sleep(1)
+t = time.time()
+r = subprocess.run([sys.executable, sys.argv[2], "read", sys.argv[3]], capture_output=True, text=True, timeout=60)
+print("second: %s in %.1f s" % (r.stdout.strip(), time.time() - t))
+os._exit(0)
+PY
+	out=$("$JAILRUN" --quiet --supervise -- python3 "$T/waiters.py" "$P/full.sock" "$RAW" "$P/five" 2>&1)
+	secs=$(sed -n 's/^second: ok 12345 in \([0-9]*\)\..*/\1/p' <<<"$out")
+	check "300 waiting connects: another process still starts and reads (in seconds, not never)" \
+		test -n "$secs" -a "${secs:-99}" -lt 10
+	kill "$full" 2>/dev/null
+	wait "$full" 2>/dev/null
 	kill "$receiver" 2>/dev/null
 	wait "$receiver" 2>/dev/null
 fi

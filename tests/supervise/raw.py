@@ -1,7 +1,8 @@
 """Raw system calls from a dynamically linked program: a syscall
 instruction in memory this script maps itself, past libc (and its syscall()
 wrapper, which the shim hooks) and so past the shim, as a program with its
-own syscall layer (Bun, Go, Rust's rustix) makes them. x86_64. Prints
+own syscall layer (Bun, Go, Rust's rustix) makes them (RAW_VIA_PAGE=1: through
+the shim's syscall page, as a program aimed at libjail could). x86_64. Prints
 "ok ..." or "err ERRNO_NAME".
   raw.py open PATH r|w|creat     openat(AT_FDCWD, PATH, flags) (creat: 0666)
   raw.py read PATH               openat, then the first line read from it
@@ -40,6 +41,11 @@ CODE = bytes([0x48, 0x89, 0xF8, 0x48, 0x89, 0xF7, 0x48, 0x89, 0xD6, 0x48, 0x89, 
 page = mmap.mmap(-1, mmap.PAGESIZE, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
 page.write(CODE)
 addr = ctypes.addressof(ctypes.c_char.from_buffer(page))
+# RAW_VIA_PAGE=1: through the shim's own syscall page instead (os.h's
+# JAIL_SYSCALL_PAGE, the same calling convention), as a program written
+# against libjail could: what the kernel layer and the supervisor still hold
+if os.environ.get("RAW_VIA_PAGE") == "1":
+    addr = 0x6A1100000000
 trap = ctypes.CFUNCTYPE(ctypes.c_long, *([ctypes.c_long] * 7))(addr)
 SYS = {"openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "newfstatat": 262, "readlinkat": 267,
        "statx": 332, "io_uring_setup": 425, "open_by_handle_at": 304,
