@@ -596,7 +596,11 @@ static int cmd_landlock_exec(char **argv, int argc)
 	}
 	/* under jail-supervise: the filter, now that the Landlock rules (built
 	 * from O_PATH opens) are in place; without it, no command */
-	int sup = jail_seccomp_handoff();
+	unsigned sup_flags = 0;
+	for (size_t k = 0; k < nl; k++)
+		if (jail_policy_mode(layers[k]) == JAIL_MODE_ASK)
+			sup_flags |= JAIL_SECCOMP_PAGE_CONNECTS; /* the answers' channel: see supervise.h */
+	int sup = jail_seccomp_handoff(sup_flags);
 	if (sup == -EBUSY) {
 		/* one listener per process tree (the kernel's rule): the outer
 		 * supervisor would make this jail's calls outside its layers */

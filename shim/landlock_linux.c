@@ -289,13 +289,19 @@ static int grant_read(struct builder *b, const char *dir, int depth)
  * carve-out is not entered. What lies deeper, or appears later, stays with
  * the shim and the supervisor (libjail(7)). */
 #define CARVE_DEPTH 4
-#define CARVE_ENTRIES 50000L
+#define CARVE_ENTRIES 500000L /* JAIL_TEST_CARVE_ENTRIES overrides it (tests of the limit) */
 #define CARVE_MAX 1024
 
 struct carveouts {
 	size_t n;
 	char *path[CARVE_MAX];
 };
+
+static long carve_budget(void)
+{
+	const char *test = getenv("JAIL_TEST_CARVE_ENTRIES");
+	return test && *test ? atol(test) : CARVE_ENTRIES;
+}
 
 static int denied_by_rule(const struct jail_policy *p, const char *path)
 {
@@ -399,7 +405,7 @@ static int find_carveouts(const struct jail_policy *p, struct carveouts **out, c
 		if (rc || jail_rule_effect(p, r) != JAIL_ALLOW || !(jail_rule_access(p, r) & JAIL_WRITE))
 			continue;
 		literal_prefix(pat, prefix, sizeof(prefix));
-		long budget = CARVE_ENTRIES;
+		long budget = carve_budget();
 		if (denied_by_rule(p, prefix))
 			rc = worth_holding(prefix) ? carve_add(cv, prefix) : 0;
 		else if (lstat(prefix, &st) == 0 && S_ISDIR(st.st_mode))
@@ -407,9 +413,9 @@ static int find_carveouts(const struct jail_policy *p, struct carveouts **out, c
 	}
 	if (rc == -ENOSPC)
 		snprintf(why, whysz,
-		         "kernel strict: %s holds more than %ld entries within %d levels to look through for write "
-		         "carve-outs (narrow the writable trees, or use kernel require)",
-		         prefix, CARVE_ENTRIES, CARVE_DEPTH);
+		         "kernel strict: %s holds too many entries within %d levels to look through for write "
+		         "carve-outs (more than %ld; narrow the writable trees, or use kernel require)",
+		         prefix, CARVE_DEPTH, carve_budget());
 	else if (rc)
 		snprintf(why, whysz, "kernel strict: more than %d write carve-outs in the writable trees", CARVE_MAX);
 	if (rc) {

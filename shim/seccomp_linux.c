@@ -54,7 +54,7 @@ const int jail_sup_nrows = (int)(sizeof(jail_sup_rows) / sizeof(jail_sup_rows[0]
 #define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP((code), (k), (jt), (jf)))
 #define RET_ERRNO(e) STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((e) & SECCOMP_RET_DATA))
 
-int jail_seccomp_install(void)
+int jail_seccomp_install(unsigned flags)
 {
 	struct sock_filter f[320];
 	int n = 0, ja[128], nja = 0, jn[8], njn = 0;
@@ -100,7 +100,7 @@ int jail_seccomp_install(void)
 			f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1);
 			f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 		}
-		if (jail_sup_always(r) && njn < 8)
+		if (jail_sup_always(r) && (flags & JAIL_SECCOMP_PAGE_CONNECTS) && njn < 8)
 			jn[njn++] = n++; /* to `notify`, past the page's exemption: filled in below */
 		else
 			ja[nja++] = n++; /* to `supervised`: filled in below */
@@ -164,8 +164,9 @@ int jail_seccomp_deny_tty_injection(void)
 const struct jail_sup_row jail_sup_rows[1];
 const int jail_sup_nrows = 0;
 
-int jail_seccomp_install(void)
+int jail_seccomp_install(unsigned flags)
 {
+	(void)flags;
 	return -ENOSYS;
 }
 
@@ -224,14 +225,14 @@ int jail_seccomp_receive(int sock)
 	return fd;
 }
 
-int jail_seccomp_handoff(void)
+int jail_seccomp_handoff(unsigned flags)
 {
 	const char *s = getenv(JAIL_ENV_SUPERVISOR);
 	if (!s)
 		return 0;
 	int sock = atoi(s);
 	unsetenv(JAIL_ENV_SUPERVISOR);
-	int listener = jail_seccomp_install();
+	int listener = jail_seccomp_install(flags);
 	if (listener < 0) {
 		close(sock);
 		return listener;

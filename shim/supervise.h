@@ -63,15 +63,19 @@ static inline int jail_sup_fd_form(const struct jail_sup_row *r)
 	return (r->op == JAIL_SUP_STAT || r->op == JAIL_SUP_STATX || r->op == JAIL_SUP_ACCESS) && r->flags.arg >= 0;
 }
 
-/* connect is supervised even from the shim's syscall page: the shim has
- * decided it, but a program that calls the page itself could otherwise
- * reach a path socket no kernel rule holds (a terminal multiplexer's, which
- * would type ask mode's answers). From the page, the supervisor decides
- * path sockets, and for internet addresses the address rules alone. */
+/* In ask mode (JAIL_SECCOMP_PAGE_CONNECTS) connect is supervised even from
+ * the shim's syscall page: the shim has decided it, but a program that
+ * calls the page itself could otherwise reach a path socket no kernel rule
+ * holds (a terminal multiplexer's, which would type the answers). From the
+ * page, the supervisor decides path sockets, and internet addresses by the
+ * address rules alone. Elsewhere the page's connects pass, as its other
+ * calls do: the supervisor would make them, and the peer would see the
+ * supervisor's pid, and a blocked connect would wait out handled signals. */
 static inline int jail_sup_always(const struct jail_sup_row *r)
 {
 	return r->op == JAIL_SUP_CONNECT;
 }
+#define JAIL_SECCOMP_PAGE_CONNECTS 1u
 
 /* sendto without an address (glibc's send) sends on a connected socket,
  * whose connect was decided: the filter lets it through unsupervised. */
@@ -92,7 +96,7 @@ extern const int jail_sup_nrows;
  * -errno. Every descendant inherits the filter; once the listener is
  * closed, every supervised call fails with ENOSYS (the jail fails closed).
  */
-int jail_seccomp_install(void);
+int jail_seccomp_install(unsigned flags);
 
 /* Refuses TIOCSTI and TIOCLINUX ioctls (typing into the terminal) to this
  * process and all it starts, with EPERM; needs no_new_privs. 0 or -errno
@@ -108,7 +112,7 @@ int jail_seccomp_deny_tty_injection(void);
  * (-errno: the launcher must then not run the command). The supervisor
  * takes it with jail_seccomp_receive() (the descriptor, or -1). */
 #define JAIL_ENV_SUPERVISOR "LIBJAIL_SUPERVISOR_SOCKET"
-int jail_seccomp_handoff(void);
+int jail_seccomp_handoff(unsigned flags);
 int jail_seccomp_receive(int sock);
 
 #endif

@@ -1487,6 +1487,8 @@ struct out_msg {
 	char *data, *control;
 	int *fds; /* descriptors passed (SCM_RIGHTS), taken from the caller */
 	size_t nfds;
+	int abstract;    /* the destination is an abstract socket address (see decide_dest) */
+	int short_write; /* a stream message cut to what was copied */
 };
 
 static void out_msg_free(struct out_msg *o)
@@ -1524,8 +1526,17 @@ static long decide_dest(struct caller *c, const char *op, int sock, struct out_m
 		                                      : 0;
 	}
 	struct sockaddr_un *un = (struct sockaddr_un *)&o->addr;
-	if (o->addr.ss_family != AF_UNIX || alen <= head || un->sun_path[0] == '\0')
+	if (o->addr.ss_family != AF_UNIX)
+		return jail_check_inet(&o->addr, alen, 1, op); /* AF_UNSPEC: IPv4 to a datagram socket */
+	if (alen <= head)
 		return 0;
+	if (un->sun_path[0] == '\0') {
+		/* an abstract address: the kernel layer's scope decides it (sockets
+		 * outside the jail's Landlock domain are out of reach), which it
+		 * would not for a send the supervisor made */
+		o->abstract = 1;
+		return 0;
+	}
 	char raw[sizeof(un->sun_path) + 1], name[PATH_MAX];
 	size_t plen = alen - head < sizeof(un->sun_path) ? alen - head : sizeof(un->sun_path);
 	memcpy(raw, un->sun_path, plen);
@@ -1570,9 +1581,15 @@ static long send_size(int sock, size_t want, size_t room)
 static long take_passed_fds(struct caller *c, struct out_msg *o)
 {
 	for (struct cmsghdr *cm = CMSG_FIRSTHDR(&o->h); cm; cm = CMSG_NXTHDR(&o->h, cm)) {
-		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len < CMSG_LEN(0))
+		/* each header within the control data, as the kernel requires */
+		size_t room = (size_t)((char *)o->control + o->h.msg_controllen - (char *)cm);
+		if (cm->cmsg_len < sizeof(struct cmsghdr) || cm->cmsg_len > room)
+			return -EINVAL;
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
 			continue;
 		size_t k = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		if (k > 253) /* SCM_MAX_FD */
+			return -EINVAL;
 		int *slot = (int *)(void *)CMSG_DATA(cm);
 		int *more = realloc(o->fds, (o->nfds + k) * sizeof(int));
 		if (!more)
@@ -1600,13 +1617,13 @@ static long prepare_msg(struct caller *c, const char *op, int sock, const struct
 	memset(o, 0, sizeof(*o));
 	o->pin = -1;
 	if (theirs->msg_name && theirs->msg_namelen) {
-		if (theirs->msg_namelen > sizeof(o->addr))
-			return -EINVAL;
-		if (read_mem(c, &o->addr, theirs->msg_namelen, (unsigned long)theirs->msg_name) !=
-		    (ssize_t)theirs->msg_namelen)
+		/* as the kernel takes a msghdr's: a longer name is cut (sendto's is
+		 * refused before this) */
+		socklen_t alen = theirs->msg_namelen < sizeof(o->addr) ? theirs->msg_namelen : sizeof(o->addr);
+		if (read_mem(c, &o->addr, alen, (unsigned long)theirs->msg_name) != (ssize_t)alen)
 			return -EFAULT;
 		o->h.msg_name = &o->addr;
-		o->h.msg_namelen = theirs->msg_namelen;
+		o->h.msg_namelen = alen;
 	}
 	if (theirs->msg_iovlen > JAIL_UIO_MAXIOV)
 		return -EMSGSIZE;
@@ -1623,6 +1640,7 @@ static long prepare_msg(struct caller *c, const char *op, int sock, const struct
 	for (size_t i = 0; rc == 0 && i < niov; i++)
 		total += iov[i].iov_len < (size_t)SEND_MAX ? iov[i].iov_len : (size_t)SEND_MAX + 1;
 	long n = rc ? rc : send_size(sock, total, room);
+	o->short_write = n >= 0 && (size_t)n < total;
 	if (n > 0 && !(o->data = malloc((size_t)n)))
 		n = -ENOMEM;
 	for (size_t i = 0, at = 0; n > 0 && i < niov && at < (size_t)n; i++) {
@@ -1662,6 +1680,25 @@ static long sent(struct caller *c, long r, int flags)
 	return r < 0 ? -errno : r;
 }
 
+/* A socket connected to the ask-mode broker: what the supervisor sent on
+ * it would carry the supervisor's credentials, which the broker trusts to
+ * name the process a question is asked for. The library sends its own
+ * questions from its page, unsupervised, with its own. */
+static int talks_to_broker(int sock)
+{
+	const char *ask = jail_config()->ask_path;
+	struct sockaddr_un peer;
+	socklen_t len = sizeof(peer);
+	if (!ask || getpeername(sock, (struct sockaddr *)&peer, &len) != 0 || peer.sun_family != AF_UNIX ||
+	    len <= offsetof(struct sockaddr_un, sun_path))
+		return 0;
+	char path[sizeof(peer.sun_path) + 1];
+	size_t n = len - offsetof(struct sockaddr_un, sun_path);
+	memcpy(path, peer.sun_path, n < sizeof(peer.sun_path) ? n : sizeof(peer.sun_path));
+	path[n < sizeof(peer.sun_path) ? n : sizeof(peer.sun_path)] = '\0';
+	return strcmp(path, ask) == 0;
+}
+
 /* sendmmsg: every message decided (one refused refuses the call, as the
  * shim does), as many sent as SENDMMSG_MAX bytes of data hold (at least
  * one), and the kernel's counts written back into the caller's vector. */
@@ -1692,7 +1729,20 @@ static long send_many(struct caller *c, const struct jail_sup_row *row, int sock
 		mine[n].msg_hdr.msg_iov = &o[n].iov;
 		used += o[n].iov.iov_len;
 		n++;
+		if (o[n - 1].short_write)
+			break; /* what follows a cut stream message waits for the next call */
 	}
+	int abstract = 0, named = 0;
+	for (unsigned i = 0; ret == 0 && i < n; i++) {
+		abstract |= o[i].abstract;
+		named |= o[i].h.msg_namelen && !o[i].abstract;
+	}
+	if (ret == 0 && abstract)
+		/* abstract addresses: the kernel's (see decide_dest); mixed with
+		 * addresses the supervisor decides, the batch cannot be split */
+		ret = named ? jail_refuse(row->name, "(an abstract socket address among others)",
+		                          "a batch mixing abstract and other addresses is not sent past the library")
+		            : LET_THROUGH;
 	if (ret == 0) {
 		ret = still_waiting(c) ? sent(c, sendmmsg(sock, mine, n, flags | MSG_NOSIGNAL), flags) : NOBODY;
 		for (long i = 0; ret > 0 && i < ret; i++) {
@@ -1718,23 +1768,31 @@ static long do_send(struct caller *c, const struct jail_sup_row *row)
 	unsigned long at = (unsigned long)arg(c, row->path);
 	long ret = 0;
 	if (row->op == JAIL_SUP_SENDMMSG) {
-		ret = send_many(c, row, sock, at, flags);
+		ret = talks_to_broker(sock) ? jail_refuse(row->name, "(the ask-mode broker's socket)",
+		                                          "only the library's own questions reach it")
+		                            : send_many(c, row, sock, at, flags);
 		close(sock);
 		return ret;
 	}
 	struct msghdr theirs = {0};
 	struct iovec one = {(void *)at, (size_t)arg(c, row->mode)}; /* sendto: one buffer */
 	struct out_msg o = {.pin = -1};
-	if (row->op == JAIL_SUP_SENDTO) {
+	if (talks_to_broker(sock)) {
+		ret = jail_refuse(row->name, "(the ask-mode broker's socket)", "only the library's own questions reach it");
+	} else if (row->op == JAIL_SUP_SENDTO) {
 		socklen_t alen = (socklen_t)arg32(c, row->extra);
 		theirs = (struct msghdr){.msg_name = (void *)arg(c, row->path2), .msg_namelen = alen, .msg_iovlen = 1};
-		ret = (int)alen < 0 ? -EINVAL : prepare_msg(c, row->name, sock, &theirs, &one, SEND_MAX, &o);
+		ret = (int)alen < 0 || alen > sizeof(struct sockaddr_storage)
+		          ? -EINVAL
+		          : prepare_msg(c, row->name, sock, &theirs, &one, SEND_MAX, &o);
 	} else if (read_mem(c, &theirs, sizeof(theirs), at) != (ssize_t)sizeof(theirs)) {
 		ret = -EFAULT;
 	} else {
 		ret = prepare_msg(c, row->name, sock, &theirs, NULL, SEND_MAX, &o);
 	}
-	if (ret == 0)
+	if (ret == 0 && o.abstract)
+		ret = LET_THROUGH; /* the kernel's (see decide_dest) */
+	else if (ret == 0)
 		ret = still_waiting(c) ? sent(c, sendmsg(sock, &o.h, flags | MSG_NOSIGNAL), flags) : NOBODY;
 	out_msg_free(&o);
 	close(sock);

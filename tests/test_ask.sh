@@ -261,11 +261,19 @@ print("dotdot:", ask(sys.argv[2]))
 print("refused-path:", ask(sys.argv[3]))
 EOF
 ln -s "$HOME/.ssh" "$T/proj/innocent"
-session "$JAILRUN --ask --policy $T/ask.policy -- python3 $T/forge.py --jailed $T/other/notes.md"
+# (and a question sent by the supervisor for a program that connected
+# through the shim's page: the supervisor's credentials, which the broker
+# believes a FOR line from, must not carry it)
+cat >"$T/forge.sh" <<EOF
+python3 $T/forge.py --jailed $T/other/notes.md
+printf 'page-forge: '; python3 $HERE/supervise/raw.py ask-forge "\$JAIL_ASK" 'ASK 1\nread\nopen\n$T/other/notes.md\nx\nFOR 1\n'
+EOF
+session "$JAILRUN --ask --policy $T/ask.policy -- sh $T/forge.sh"
 wait_for "exit=" 20
 out=$(pane)
 check "forged: the shim refuses a connect to the broker's socket (the jail's own file)" has "libc-connect: Permission denied"
 check "forged: ... and so does the supervisor, past the shim" has "raw-connect: cannot connect"
+check "forged: a question connected through the page and sent by the supervisor is refused" has "page-forge: err EACCES"
 check "forged: no question reached the terminal" test "$(questions)" -eq 0
 # what the broker puts, driven from outside the jail (from inside, nothing
 # reaches it but the library's own questions): a broker of the test's own,

@@ -21,8 +21,11 @@ the shim's syscall page, as a program aimed at libjail could). x86_64. Prints
   raw.py setxattr PATH NAME VALUE | getxattr PATH NAME | lgetxattr PATH NAME
   raw.py listxattr PATH | removexattr PATH NAME | getxattrat PATH NAME
                                  extended attributes (getxattrat: Linux 6.13's form)
-  raw.py sendto DEST TEXT        a datagram to DEST: a path socket, or HOST:PORT (UDP)
-  raw.py sendmsg DEST TEXT [FILE]  the same with sendmsg, passing FILE's descriptor (SCM_RIGHTS)
+  raw.py sendto DEST TEXT        a datagram to DEST: a path socket, @NAME (abstract), HOST:PORT
+                                 (UDP) or unspec:HOST:PORT (UDP, the address's family AF_UNSPEC)
+  raw.py sendmsg DEST TEXT [FILE]  the same with sendmsg, passing FILE's descriptor (SCM_RIGHTS;
+                                 RAW_CMSG_LEN: the length its header claims)
+  raw.py ask-forge SOCK TEXT     connect to SOCK through the shim's page, then send TEXT past it
   raw.py sendmmsg DEST TEXT [DEST TEXT]...  the messages in one sendmmsg: "ok N" sent
   raw.py connect-tcp [HOST]      connect to a loopback listener of its own (on 127.0.0.1),
                                  at HOST (127.0.0.1); then whether the listener got it
@@ -184,10 +187,13 @@ elif op in ("sendto", "sendmsg", "sendmmsg"):
     import socket
     import struct
 
-    def dest(d):
+    def dest(d):  # HOST:PORT (UDP), unspec:HOST:PORT (the same, family AF_UNSPEC), @NAME (abstract), PATH
         if ":" in d and not d.startswith("/"):
-            host, port = d.rsplit(":", 1)
-            return socket.AF_INET, struct.pack("=H", socket.AF_INET) + struct.pack("!H4s8x", int(port), socket.inet_aton(host))
+            fam = 0 if d.startswith("unspec:") else socket.AF_INET
+            host, port = d.split(":", 1)[1].rsplit(":", 1) if fam == 0 else d.rsplit(":", 1)
+            return socket.AF_INET, struct.pack("=H", fam) + struct.pack("!H4s8x", int(port), socket.inet_aton(host))
+        if d.startswith("@"):
+            return socket.AF_UNIX, socket.AF_UNIX.to_bytes(2, "little") + b"\0" + os.fsencode(d[1:])
         p = os.fsencode(d)
         return socket.AF_UNIX, socket.AF_UNIX.to_bytes(2, "little") + p + b"\0"
 
@@ -198,7 +204,8 @@ elif op in ("sendto", "sendmsg", "sendmmsg"):
         iov = ctypes.create_string_buffer(ctypes.addressof(data).to_bytes(8, "little") + len(text).to_bytes(8, "little"))
         ctl, ctl_len = 0, 0
         if fd is not None:  # struct cmsghdr {size_t len; int level; int type;} + one int, padded
-            raw_ctl = (20).to_bytes(8, "little") + (1).to_bytes(4, "little") + (1).to_bytes(4, "little") + fd.to_bytes(4, "little") + bytes(4)
+            claimed = int(os.environ.get("RAW_CMSG_LEN", "20"))  # a lie about its length, to test the check
+            raw_ctl = claimed.to_bytes(8, "little") + (1).to_bytes(4, "little") + (1).to_bytes(4, "little") + fd.to_bytes(4, "little") + bytes(4)
             ctl_buf = ctypes.create_string_buffer(raw_ctl, 24)
             keep.append(ctl_buf)
             ctl, ctl_len = ctypes.addressof(ctl_buf), 24
@@ -223,6 +230,26 @@ elif op in ("sendto", "sendmsg", "sendmmsg"):
         vec = b"".join(header(pairs[i], pairs[i + 1])[1] + bytes(8) for i in range(0, len(pairs), 2))
         n = call("sendmmsg", s.fileno(), mem(vec), len(pairs) // 2, 0)
         print("ok %d" % n)
+elif op == "ask-forge":
+    import socket
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    path = os.fsencode(sys.argv[2])
+    sa = mem(socket.AF_UNIX.to_bytes(2, "little") + path + b"\0")
+    via_page = ctypes.CFUNCTYPE(ctypes.c_long, *([ctypes.c_long] * 7))(0x6A1100000000)
+    r = via_page(SYS["connect"], s.fileno(), sa, 2 + len(path) + 1, 0, 0, 0)
+    if r < 0:
+        print("connect err " + errno.errorcode.get(-r, str(-r)))
+        sys.exit(0)
+    text = os.fsencode(sys.argv[3].replace("\\n", "\n"))
+    data = mem(text)
+    iov = mem(data.to_bytes(8, "little") + len(text).to_bytes(8, "little"))
+    msg = mem(bytes(16) + iov.to_bytes(8, "little") + (1).to_bytes(8, "little") + bytes(24))  # a msghdr, no name
+    call("sendmsg", s.fileno(), msg, 0)  # sendmsg: supervised, so the supervisor sends it
+    s.settimeout(3)
+    try:
+        print("ok " + (s.recv(8).decode() or "closed"))
+    except socket.timeout:
+        print("ok waiting")
 elif op == "io_uring":
     params = ctypes.create_string_buffer(120)
     call("io_uring_setup", 8, ctypes.addressof(params))
