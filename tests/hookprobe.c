@@ -462,6 +462,10 @@ static int run(int argc, char **argv)
 		return report(euidaccess(a, F_OK));
 	if (IS("readlink"))
 		return report(readlink(a, buf, sizeof(buf)));
+	if (IS("realpath"))
+		return report_ptr(realpath(a, buf));
+	if (IS("canonicalize_file_name"))
+		return report_ptr(canonicalize_file_name(a));
 	if (IS("opendir"))
 		return report_ptr(opendir(a));
 	if (IS("read-file")) { /* open and print the contents */
