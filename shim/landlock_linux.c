@@ -240,14 +240,14 @@ static int read_denied(const struct jail_policy *p, const char *path, int strict
 	return 0;
 }
 
-/* An expanded directory: grant(b, entry, depth + 1) for each of its
- * entries, until one fails. */
-static int grant_entries(struct builder *b, const char *dir, int depth, int (*grant)(struct builder *, const char *, int))
+/* fn(child path, ctx) for each entry of dir (not . and ..), until one
+ * returns non-zero, which is returned; 0 for a directory that cannot be
+ * listed (it grants, or holds, nothing). */
+static int each_entry(const char *dir, int (*fn)(const char *child, void *ctx), void *ctx)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return 0;
-	b->stats->expanded++;
 	struct dirent *e;
 	int rc = 0;
 	char child[PATH_MAX];
@@ -257,10 +257,31 @@ static int grant_entries(struct builder *b, const char *dir, int depth, int (*gr
 		int n = snprintf(child, sizeof(child), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, e->d_name);
 		if (n < 0 || (size_t)n >= sizeof(child))
 			continue;
-		rc = grant(b, child, depth + 1);
+		rc = fn(child, ctx);
 	}
 	closedir(d);
 	return rc;
+}
+
+struct expansion {
+	struct builder *b;
+	int depth;
+	int (*grant)(struct builder *, const char *, int);
+};
+
+static int grant_one(const char *child, void *ctx)
+{
+	struct expansion *x = ctx;
+	return x->grant(x->b, child, x->depth + 1);
+}
+
+/* An expanded directory: grant(b, entry, depth + 1) for each of its
+ * entries, until one fails. */
+static int grant_entries(struct builder *b, const char *dir, int depth, int (*grant)(struct builder *, const char *, int))
+{
+	struct expansion x = {b, depth, grant};
+	b->stats->expanded++;
+	return each_entry(dir, grant_one, &x);
 }
 
 /* Grants read beneath dir, except along literal read denies under it. */
@@ -283,12 +304,15 @@ static int grant_read(struct builder *b, const char *dir, int depth)
 
 /* ---- write carve-outs (kernel strict) ----
  * The entries a layer denies writing by a rule (a literal path, or a glob
- * such as the default's pattern for .git/hooks), found when the jail starts: literal ones
- * wherever they are, glob matches by walking each writable tree CARVE_DEPTH
- * levels deep, looking at CARVE_ENTRIES entries at most per tree. A
- * carve-out is not entered. What lies deeper, or appears later, stays with
- * the shim and the supervisor (libjail(7)). */
+ * such as the default's pattern for .git/hooks), found when the jail
+ * starts: literal ones wherever they are, glob matches by walking each
+ * writable tree CARVE_DEPTH levels deep, looking at CARVE_ENTRIES entries at
+ * most per tree (more: strict refuses to start). A carve-out is not
+ * entered. What lies deeper, or appears later, stays with the shim and the
+ * supervisor (libjail(7)). */
 #define CARVE_DEPTH 4
+#define TEXT_OF(x) TEXT_OF_(x)
+#define TEXT_OF_(x) #x
 #define CARVE_ENTRIES 500000L /* JAIL_TEST_CARVE_ENTRIES overrides it (tests of the limit) */
 #define CARVE_MAX 1024
 
@@ -356,36 +380,33 @@ static int worth_holding(const char *path)
 }
 
 /* 0, -E2BIG (too many carve-outs) or -ENOSPC (a tree too large to look through). */
-static int carve_walk(const struct jail_policy *p, struct carveouts *cv, const char *dir, int depth, long *budget)
+struct walk {
+	const struct jail_policy *p;
+	struct carveouts *cv;
+	int depth;
+	long *budget;
+};
+
+static int carve_walk(const struct jail_policy *p, struct carveouts *cv, const char *dir, int depth, long *budget);
+
+static int carve_one(const char *child, void *ctx)
 {
-	if (depth > CARVE_DEPTH)
-		return 0;
-	DIR *d = opendir(dir);
-	if (!d)
-		return 0;
-	struct dirent *e;
-	char child[PATH_MAX];
-	int rc = 0;
-	while (rc == 0 && (e = readdir(d)) != NULL) {
-		if (--*budget < 0) {
-			rc = -ENOSPC;
-			break;
-		}
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		int n = snprintf(child, sizeof(child), "%s/%s", strcmp(dir, "/") == 0 ? "" : dir, e->d_name);
-		if (n < 0 || (size_t)n >= sizeof(child))
-			continue;
-		struct stat st;
-		if (denied_by_rule(p, child))
-			rc = worth_holding(child) ? carve_add(cv, child) : 0;
-		else if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
-			rc = carve_walk(p, cv, child, depth + 1, budget);
-	}
-	closedir(d);
-	return rc;
+	struct walk *w = ctx;
+	struct stat st;
+	if (--*w->budget < 0)
+		return -ENOSPC;
+	if (denied_by_rule(w->p, child))
+		return worth_holding(child) ? carve_add(w->cv, child) : 0;
+	if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+		return carve_walk(w->p, w->cv, child, w->depth + 1, w->budget);
+	return 0;
 }
 
+static int carve_walk(const struct jail_policy *p, struct carveouts *cv, const char *dir, int depth, long *budget)
+{
+	struct walk w = {p, cv, depth, budget};
+	return depth > CARVE_DEPTH ? 0 : each_entry(dir, carve_one, &w);
+}
 
 /* The layer's write carve-outs inside its writable trees, in *out; 0, or
  * -1 with why (too many of them, or a tree too large to look through:
@@ -487,8 +508,8 @@ static int apply_layer(int abi, const struct jail_policy *p, const struct jail_l
 			rc = grant_read(&b, prefix, 0);
 		if (rc == 0 && (acc & JAIL_WRITE))
 			rc = grant_write(&b, prefix, 0);
-		if (rc == 0 && (acc & JAIL_EXEC) && !held(&b, prefix, 0) && !held(&b, prefix, 1))
-			rc = add_rule(&b, prefix, FS_EXECUTE, 0); /* (a held path is never executable: a terminal) */
+		if (rc == 0 && (acc & JAIL_EXEC))
+			rc = add_rule(&b, prefix, FS_EXECUTE, 0); /* (a held path, a terminal, cannot be run anyway) */
 	}
 	for (size_t i = 0; rc == 0 && i < x->nwrite; i++)
 		rc = add_rule(&b, x->write[i], FS_WRITE | FS_READ, 0);
@@ -602,6 +623,7 @@ const char *jail_landlock_rule_scope(const struct jail_policy *p, int32_t r)
 		return "kernel+shim";
 	if ((jail_rule_access(p, r) & JAIL_WRITE) && jail_policy_kernel(p) == JAIL_KERNEL_STRICT)
 		return is_literal(pat) ? "kernel (strict: as it exists at start)+shim"
-		                       : "kernel (strict: matches within 4 levels of a writable tree's top, at start)+shim";
+		                       : "kernel (strict: matches within " TEXT_OF(CARVE_DEPTH)
+		                         " levels of a writable tree's top, at start)+shim";
 	return "shim only";
 }
