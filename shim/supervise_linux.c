@@ -35,7 +35,7 @@
  *     terminal is not the supervisor's to write on.
  *  7. Each notification is served, start to answer, by one worker thread;
  *     a call that waits (a question at the terminal) holds its worker only,
- *     and the last idle worker to take a call starts another (workers()).
+ *     and the last idle worker to take a call starts another (start_worker).
  *  8. The supervisor exits with the command's status when the command
  *     exits. Calls still made afterwards by leftover descendants fail with
  *     ENOSYS: without its supervisor the jail fails closed.
@@ -996,7 +996,6 @@ static int read_times(struct caller *c, const struct jail_sup_row *row, struct t
 
 static int tgid_of(pid_t tid);
 
-/* Metadata writes and reads, on the object pinned by its checked path. */
 /* Extended attributes of the pinned object, through the pin's
  * /proc/self/fd name, which the path forms resolve to the object itself
  * (the *xattrat forms refuse an O_PATH descriptor). A symlink's own
@@ -1072,6 +1071,7 @@ static int read_xattr_args(struct caller *c, const struct jail_sup_row *row, str
 	return 0;
 }
 
+/* Metadata writes and reads, on the object pinned by its checked path. */
 static long do_meta(struct caller *c, const struct jail_sup_row *row)
 {
 	char raw[PATH_MAX], name[PATH_MAX];
@@ -1352,16 +1352,16 @@ static int outside_port_bound(int sock, unsigned port)
 	return 0;
 }
 
-/* connect to an internet address: decided by the net rules on the address
- * alone (the supervisor does not see the caller's name lookups: a program
- * past the C library reaches allowed names through the jail's proxy). */
 /* The call comes from the shim's syscall page: the library decided it
- * (only connect is sent here from the page: jail_sup_always). */
+ * (only connect is sent here from the page, in ask mode: jail_sup_always). */
 static int from_page(const struct caller *c)
 {
 	return ((unsigned long)c->req->data.instruction_pointer & ~4095UL) == JAIL_SYSCALL_PAGE;
 }
 
+/* connect to an internet address: decided by the net rules on the address
+ * alone (the supervisor does not see the caller's name lookups: a program
+ * past the C library reaches allowed names through the jail's proxy). */
 static long connect_internet(struct caller *c, const struct jail_sup_row *row, long len, unsigned long at)
 {
 	struct sockaddr_storage a = {0};
@@ -1504,19 +1504,21 @@ static void out_msg_free(struct out_msg *o)
 }
 
 /* The destination of a send, decided as connect decides it: an internet
- * address by the net rules (and the kernel layer's port bound, for a TCP
- * fast open), a path socket by write on its path (and rewritten to reach
- * the checked object through the supervisor's pin); an abstract or unnamed
- * one, or another family, as given (the copy is what is sent). */
+ * address (AF_UNSPEC too, which a datagram socket takes for IPv4) by the
+ * net rules, and for a TCP fast open by the kernel layer's port bound; a
+ * path socket by write on its path, rewritten to reach the checked object
+ * through the supervisor's pin; an abstract one is marked for the kernel
+ * (its Landlock scope); an unnamed one, or another family, as given (the
+ * copy is what is sent). */
 static long decide_dest(struct caller *c, const char *op, int sock, struct out_msg *o)
 {
 	size_t head = offsetof(struct sockaddr_un, sun_path);
 	socklen_t alen = o->h.msg_namelen;
 	if (alen == 0)
 		return 0;
-	if (o->addr.ss_family == AF_INET || o->addr.ss_family == AF_INET6) {
+	if (o->addr.ss_family != AF_UNIX) {
 		long rc = jail_check_inet(&o->addr, alen, 1, op);
-		if (rc)
+		if (rc || (o->addr.ss_family != AF_INET && o->addr.ss_family != AF_INET6))
 			return rc;
 		unsigned port = ntohs(o->addr.ss_family == AF_INET ? ((struct sockaddr_in *)&o->addr)->sin_port
 		                                                   : ((struct sockaddr_in6 *)&o->addr)->sin6_port);
@@ -1526,8 +1528,6 @@ static long decide_dest(struct caller *c, const char *op, int sock, struct out_m
 		                                      : 0;
 	}
 	struct sockaddr_un *un = (struct sockaddr_un *)&o->addr;
-	if (o->addr.ss_family != AF_UNIX)
-		return jail_check_inet(&o->addr, alen, 1, op); /* AF_UNSPEC: IPv4 to a datagram socket */
 	if (alen <= head)
 		return 0;
 	if (un->sun_path[0] == '\0') {
@@ -1767,18 +1767,13 @@ static long do_send(struct caller *c, const struct jail_sup_row *row)
 	int flags = (int)arg32(c, row->flags);
 	unsigned long at = (unsigned long)arg(c, row->path);
 	long ret = 0;
-	if (row->op == JAIL_SUP_SENDMMSG) {
-		ret = talks_to_broker(sock) ? jail_refuse(row->name, "(the ask-mode broker's socket)",
-		                                          "only the library's own questions reach it")
-		                            : send_many(c, row, sock, at, flags);
-		close(sock);
-		return ret;
-	}
 	struct msghdr theirs = {0};
 	struct iovec one = {(void *)at, (size_t)arg(c, row->mode)}; /* sendto: one buffer */
 	struct out_msg o = {.pin = -1};
 	if (talks_to_broker(sock)) {
 		ret = jail_refuse(row->name, "(the ask-mode broker's socket)", "only the library's own questions reach it");
+	} else if (row->op == JAIL_SUP_SENDMMSG) {
+		ret = send_many(c, row, sock, at, flags);
 	} else if (row->op == JAIL_SUP_SENDTO) {
 		socklen_t alen = (socklen_t)arg32(c, row->extra);
 		theirs = (struct msghdr){.msg_name = (void *)arg(c, row->path2), .msg_namelen = alen, .msg_iovlen = 1};
@@ -1790,10 +1785,10 @@ static long do_send(struct caller *c, const struct jail_sup_row *row)
 	} else {
 		ret = prepare_msg(c, row->name, sock, &theirs, NULL, SEND_MAX, &o);
 	}
-	if (ret == 0 && o.abstract)
-		ret = LET_THROUGH; /* the kernel's (see decide_dest) */
-	else if (ret == 0)
-		ret = still_waiting(c) ? sent(c, sendmsg(sock, &o.h, flags | MSG_NOSIGNAL), flags) : NOBODY;
+	if (ret == 0 && row->op != JAIL_SUP_SENDMMSG) /* (send_many sent its own) */
+		ret = o.abstract         ? LET_THROUGH /* the kernel's (see decide_dest) */
+		      : still_waiting(c) ? sent(c, sendmsg(sock, &o.h, flags | MSG_NOSIGNAL), flags)
+		                         : NOBODY;
 	out_msg_free(&o);
 	close(sock);
 	return ret;
