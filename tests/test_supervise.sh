@@ -361,7 +361,7 @@ PY
 	dgram -- python3 "$RAW" sendto 127.0.0.1:"$port" in7
 	check "raw UDP sendto to an allowed loopback port is sent" test "$out" = "ok 3" -a -n "$(grep -x "127.0.0.1:$port in7" "$T/got")"
 	dgram -- python3 -c "import socket; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); print(s.sendto(b'in8', '$P/d.sock'))"
-	check "a libc sendto (decided by the shim, sent from its page) works under the supervisor" \
+	check "a libc sendto (decided by the shim) works under the supervisor" \
 		test "$out" = 3 -a -n "$(grep -x "$P/d.sock in8" "$T/got")"
 	check "nothing refused reached a receiver" bash -c '! grep -q " out[0-9]$" "$1"' _ "$T/got"
 	# review regressions: a control header claiming more than the control
