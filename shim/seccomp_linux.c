@@ -12,6 +12,13 @@
  *     from it; the kernel layer (Landlock) remains the outer bound for it.
  *  3. Calls through another ABI (i386's int 0x80, x32) and io_uring_setup
  *     fail with ENOSYS: their file calls would not be seen.
+ *  4. Every process under the filter keeps the root directory and mount
+ *     namespace it started with, which are the supervisor's: chroot,
+ *     pivot_root, setns into a mount namespace (or any, nstype 0), and
+ *     unshare and clone with CLONE_NEWNS fail with EPERM; clone3, whose
+ *     flags live in memory the filter cannot read, fails with ENOSYS (the
+ *     C library then uses clone). So a path a caller gives names, for the
+ *     supervisor, the object it names for the caller, with no per-call check.
  */
 #define _GNU_SOURCE
 #include "supervise.h"
@@ -25,6 +32,7 @@
 #include <linux/seccomp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -58,7 +66,7 @@ int jail_seccomp_install(unsigned flags)
 {
 	struct sock_filter f[320];
 	int n = 0, ja[128], nja = 0, jn[8], njn = 0;
-	if (4 * jail_sup_nrows + 32 > (int)(sizeof(f) / sizeof(f[0])) || jail_sup_nrows > 128)
+	if (4 * jail_sup_nrows + 56 > (int)(sizeof(f) / sizeof(f[0])) || jail_sup_nrows > 128)
 		return -E2BIG;
 
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
@@ -78,6 +86,23 @@ int jail_seccomp_install(unsigned flags)
 	f[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, JAIL_NR_SETXATTRAT, 0, 2);
 	f[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, JAIL_NR_REMOVEXATTRAT, 1, 0);
 	f[n++] = RET_ERRNO(ENOSYS);
+	/* the caller's world stays the supervisor's (invariant 4) */
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1);
+	f[n++] = RET_ERRNO(ENOSYS);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_chroot, 1, 0);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pivot_root, 0, 1);
+	f[n++] = RET_ERRNO(EPERM);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setns, 0, 4);
+	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])); /* nstype, an int */
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);                                /* any kind */
+	f[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWNS, 0, 6);
+	f[n++] = RET_ERRNO(EPERM);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 1, 0);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 3);
+	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])); /* flags: low half */
+	f[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWNS, 0, 1);
+	f[n++] = RET_ERRNO(EPERM);
+	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
 	/* one block per supervised call, each ending in a jump to `supervised`
 	 * below; a stat-like call with AT_EMPTY_PATH in its flags asks about a
 	 * descriptor the caller holds (how glibc's fstat works), and passes */

@@ -24,7 +24,7 @@
  *     pipes and deleted files) are pinned with an O_PATH open first, the
  *     pinned object is what is checked, and it is reopened through the
  *     supervisor's own /proc/self/fd entry.
- *  3. Paths are read from /proc/TID/mem and only trusted once
+ *  3. Paths are read from the caller's memory (process_vm_readv) and only trusted once
  *     SECCOMP_IOCTL_NOTIF_ID_VALID says the caller is still waiting (so the
  *     cwd and fds opened for it belong to it, not to a reused pid).
  *  4. A caller whose root or mount namespace is not the supervisor's is
@@ -66,6 +66,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -108,7 +109,7 @@ struct caller {
 	const struct seccomp_notif *req;
 	int listener;
 	pid_t tid;
-	int mem; /* /proc/TID/mem (cached: see mem_of) */
+	int unseen; /* its memory could not be read (EPERM): the call is refused */
 	int fds[2]; /* base directories opened for it (-1: none) */
 };
 
@@ -154,49 +155,32 @@ static int read_string(struct caller *c, unsigned long addr, char *out, size_t c
 	return -ENAMETOOLONG;
 }
 
-/* /proc/TID/mem, kept open between calls (a file per busy thread instead of
- * three system calls per call). A descriptor outlives its process: reading
- * it then fails, and the caller reopens (a reused TID gets the new
- * process's memory, never the old one's). */
-#define MEM_SLOTS 8
-static __thread struct { /* per worker: another worker may close its own entries at any time */
-	pid_t tid;
-	int fd;
-} mem_cache[MEM_SLOTS];
-
-static int mem_of(pid_t tid, int fresh)
+/* The caller's memory, read and written with process_vm_readv/writev on
+ * its TID: always the memory the task has now. (A /proc/TID/mem descriptor
+ * kept between calls would still name a vfork child's parent after the
+ * child's exec, or a dead thread's process after its TID went to another.)
+ * Memory the supervisor may not read (a caller that is not dumpable, for a
+ * supervisor without CAP_SYS_PTRACE) makes the call refused (unseen). */
+static ssize_t across(struct caller *c, void *buf, size_t n, unsigned long addr, int write)
 {
-	unsigned slot = (unsigned)tid % MEM_SLOTS;
-	if (mem_cache[slot].fd > 0 && (mem_cache[slot].tid != tid || fresh)) {
-		close(mem_cache[slot].fd);
-		mem_cache[slot].fd = 0;
-	}
-	if (mem_cache[slot].fd <= 0) {
-		char path[64];
-		snprintf(path, sizeof(path), "/proc/%d/mem", (int)tid);
-		/* read-write: stat-like answers are written back into the caller */
-		int fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			return -1;
-		mem_cache[slot].tid = tid;
-		mem_cache[slot].fd = fd;
-	}
-	return mem_cache[slot].fd;
+	struct iovec mine = {buf, n}, theirs = {(void *)addr, n};
+	ssize_t got = write ? process_vm_writev(c->tid, &mine, 1, &theirs, 1, 0)
+	                    : process_vm_readv(c->tid, &mine, 1, &theirs, 1, 0);
+	if (got < 0 && errno == EPERM)
+		c->unseen = 1;
+	return got;
 }
 
 static ssize_t read_mem(struct caller *c, void *buf, size_t n, unsigned long addr)
 {
-	ssize_t got = pread(c->mem, buf, n, (off_t)addr);
-	if (got <= 0 && (c->mem = mem_of(c->tid, 1)) >= 0)
-		got = pread(c->mem, buf, n, (off_t)addr);
-	return got;
+	return n == 0 ? 0 : across(c, buf, n, addr, 0);
 }
 
 static int write_mem(struct caller *c, const void *buf, size_t n, unsigned long addr)
 {
 	if (addr == 0)
 		return -EFAULT;
-	return pwrite(c->mem, buf, n, (off_t)addr) == (ssize_t)n ? 0 : -EFAULT;
+	return across(c, (void *)buf, n, addr, 1) == (ssize_t)n ? 0 : -EFAULT;
 }
 
 /* /proc/TID/FILE, NUL-terminated in buf (4096 bytes). */
@@ -246,7 +230,6 @@ static mode_t caller_umask(const struct caller *c)
 static struct {
 	char identity[1024];
 	int privileged;
-	struct stat mnt_ns;
 	int landlock_abi;
 } self_view;
 
@@ -257,8 +240,6 @@ static void look_at_self(void)
 	if (identity(getpid(), self_view.identity, sizeof(self_view.identity)) != 0)
 		self_view.identity[0] = '\0'; /* every caller is then refused */
 	self_view.privileged = geteuid() == 0 || !strstr(self_view.identity, "\nCapEff:\t0000000000000000");
-	if (stat("/proc/self/ns/mnt", &self_view.mnt_ns) != 0)
-		memset(&self_view.mnt_ns, 0, sizeof(self_view.mnt_ns)); /* every caller is then refused */
 	self_view.landlock_abi = jail_landlock_abi();
 }
 
@@ -299,22 +280,6 @@ static int same_identity(const struct caller *c)
 	if (!self_view.privileged)
 		return 1;
 	return identity(c->tid, theirs, sizeof(theirs)) == 0 && strcmp(self_view.identity, theirs) == 0;
-}
-
-/* Same root and mount namespace as the supervisor, or its paths name other
- * objects than the supervisor would check. */
-static int same_world(const struct caller *c)
-{
-	char path[64], root[8];
-	struct stat theirs;
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)c->tid);
-	ssize_t n = readlink(path, root, sizeof(root));
-	if (n != 1 || root[0] != '/')
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)c->tid);
-	if (stat(path, &theirs) != 0 || self_view.mnt_ns.st_ino == 0)
-		return 0;
-	return self_view.mnt_ns.st_ino == theirs.st_ino && self_view.mnt_ns.st_dev == theirs.st_dev;
 }
 
 /* Names that mean "this process" mean the caller here: /proc/self,
@@ -696,7 +661,12 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 			fd = -EEXIST; /* as the kernel says, before any FIFO would wait */
 			break;
 		}
-		if (r.exists && !(flags & (O_NONBLOCK | O_PATH))) {
+		/* a FIFO is handed to a thread of its own (one stat tells; one
+		 * swapped in after it only holds this worker until its other end
+		 * opens: the pool goes on serving) */
+		struct stat st;
+		if (r.exists && !(flags & (O_NONBLOCK | O_PATH)) && fstatat(AT_FDCWD, r.path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISFIFO(st.st_mode)) {
 			long pin = open_nosymlinks(r.path, O_PATH, 0);
 			long handed = pin >= 0 ? fifo_handoff(c, pin, flags) : 0;
 			if (handed == ANSWERED) {
@@ -1809,8 +1779,8 @@ static long handle(struct caller *c)
 	const struct jail_sup_row *row = row_of(c->req->data.nr);
 	if (!row)
 		return -ENOSYS;
-	if (!same_world(c))
-		return jail_refuse(row->name, "", "the caller has its own root or mount namespace");
+	/* (the caller's root and mount namespace are the supervisor's: the
+	 * filter keeps them so, seccomp_linux.c's invariant 4) */
 	if (!same_identity(c))
 		return jail_refuse(row->name, "", "the caller runs as another user than the jail started as");
 	switch (row->op) {
@@ -1899,14 +1869,10 @@ static const char *program_of(long tid)
 static void serve_one(int listener, struct seccomp_notif *req)
 {
 	struct caller c = {.req = req, .listener = listener, .tid = (pid_t)req->pid, .fds = {-1, -1}};
-	c.mem = mem_of(c.tid, 0);
-	long rc;
-	if (c.mem < 0) {
-		rc = -EACCES; /* cannot see what it asks: refuse */
-	} else {
-		jail_report_for(c.tid, program_of, 1);
-		rc = handle(&c);
-	}
+	jail_report_for(c.tid, program_of, 1);
+	long rc = handle(&c);
+	if (c.unseen && rc != ANSWERED && rc != NOBODY)
+		rc = -EACCES; /* it could not be seen what it asks: refused */
 	for (int i = 0; i < 2; i++)
 		if (c.fds[i] >= 0)
 			close(c.fds[i]);

@@ -248,6 +248,40 @@ if command -v python3 >/dev/null; then
 	check "touch (futimens on a descriptor) works" test "$out" = ok
 	run python3 "$RAW" io_uring
 	check "io_uring_setup is unavailable (its file calls would go unseen)" test "$out" = "err ENOSYS"
+	# a caller's paths name what they name for the supervisor: its root and
+	# mount namespace cannot change (controls: the same calls without the
+	# supervisor, where this runs as root)
+	NEWNS=0x20000 NEWUSER=0x10000000
+	if [ "$(id -u)" = 0 ]; then
+		out=$("$JAILRUN" --quiet -- python3 "$RAW" unshare $NEWNS 2>&1)
+		check "control: without the supervisor, unshare(CLONE_NEWNS) works here" test "$out" = ok
+		out=$("$JAILRUN" --quiet -- python3 "$RAW" chroot / 2>&1)
+		check "control: without the supervisor, chroot works here" test "$out" = ok
+	fi
+	run python3 "$RAW" unshare $NEWNS
+	check "unshare(CLONE_NEWNS) is refused" test "$out" = "err EPERM"
+	run python3 "$RAW" chroot /
+	check "chroot is refused" test "$out" = "err EPERM"
+	run python3 "$RAW" clone $NEWNS
+	check "clone(CLONE_NEWNS) is refused" test "$out" = "err EPERM"
+	run python3 "$RAW" clone 0
+	check "clone without a new namespace works" test "$out" = ok
+	run python3 "$RAW" clone3
+	check "clone3 (its flags unreadable to the filter) is unavailable" test "$out" = "err ENOSYS"
+	run python3 "$RAW" setns /proc/self/ns/mnt 0
+	check "setns to a namespace of any kind is refused" test "$out" = "err EPERM"
+	run python3 "$RAW" setns /proc/self/ns/mnt $NEWNS
+	check "setns to a mount namespace is refused" test "$out" = "err EPERM"
+	if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/unprivileged_userns_clone 2>/dev/null || echo 1)" = 1 ]; then
+		run python3 "$RAW" unshare $NEWUSER
+		check "a user namespace alone (it names no path otherwise) is allowed" test "$out" = ok
+	fi
+	run python3 -c 'import subprocess, threading
+t = threading.Thread(target=print, args=("thread",)); t.start(); t.join()
+print(subprocess.run(["echo", "spawned"], capture_output=True, text=True).stdout.strip())'
+	check "threads and spawned programs work (the C library falls back from clone3 to clone)" \
+		test "$out" = "thread
+spawned"
 else
 	skipped "raw system calls" "python3 is not installed"
 fi

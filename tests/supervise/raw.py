@@ -29,6 +29,9 @@ the shim's syscall page, as a program aimed at libjail could). x86_64. Prints
   raw.py sendmmsg DEST TEXT [DEST TEXT]...  the messages in one sendmmsg: "ok N" sent
   raw.py connect-tcp [HOST]      connect to a loopback listener of its own (on 127.0.0.1),
                                  at HOST (127.0.0.1); then whether the listener got it
+  raw.py chroot PATH | unshare FLAGS | clone FLAGS | clone3 | setns NSFILE NSTYPE
+                                 the calls that change a process's root or mount namespace
+                                 (FLAGS, NSTYPE: numbers); a child made returns at once
 """
 import ctypes
 import errno
@@ -54,7 +57,8 @@ SYS = {"openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "newfsta
        "statx": 332, "io_uring_setup": 425, "open_by_handle_at": 304,
        "openat2": 437, "connect": 42, "statfs": 137, "getxattr": 191, "lgetxattr": 192, "setxattr": 188,
        "lsetxattr": 189, "listxattr": 194, "removexattr": 197, "getxattrat": 464,
-       "sendto": 44, "sendmsg": 46, "sendmmsg": 307}
+       "sendto": 44, "sendmsg": 46, "sendmmsg": 307,
+       "chroot": 161, "unshare": 272, "clone": 56, "clone3": 435, "setns": 308}
 AT_EMPTY_PATH = 0x1000
 AT_FDCWD = -100
 keep = []
@@ -250,6 +254,23 @@ elif op == "ask-forge":
         print("ok " + (s.recv(8).decode() or "closed"))
     except socket.timeout:
         print("ok waiting")
+elif op in ("chroot", "unshare"):
+    call(op, int(sys.argv[2], 0) if op == "unshare" else sys.argv[2])
+    print("ok")
+elif op in ("clone", "clone3"):
+    SIGCHLD = 17
+    if op == "clone":  # like fork: no new stack, the child returns here
+        pid = call("clone", int(sys.argv[2], 0) | SIGCHLD, 0, 0, 0, 0)
+    else:  # struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal, ...
+        pid = call("clone3", mem(bytes(32) + SIGCHLD.to_bytes(8, "little") + bytes(48)), 88)
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    print("ok")
+elif op == "setns":
+    nsfd = os.open(sys.argv[2], os.O_RDONLY)
+    call("setns", nsfd, int(sys.argv[3], 0))
+    print("ok")
 elif op == "io_uring":
     params = ctypes.create_string_buffer(120)
     call("io_uring_setup", 8, ctypes.addressof(params))
