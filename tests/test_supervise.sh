@@ -463,6 +463,14 @@ if [ "$(id -u)" = 0 ] && [ "$kernel" = 1 ] && command -v setpriv >/dev/null; the
 	run setpriv --reuid 65534 --regid 65534 --clear-groups -- tools/probe open rootfile r
 	check "a caller that changed identity is refused, never served with the supervisor's rights" \
 		test "$out" = "err EACCES"
+	# still uid 0, without capabilities: a file of another user's is not its to read
+	echo theirs >"$P/theirfile"
+	chown 65534 "$P/theirfile"
+	chmod 0600 "$P/theirfile"
+	run setpriv --inh-caps -all --ambient-caps -all --bounding-set -all -- tools/probe open theirfile r
+	check "a root caller without capabilities is refused (the supervisor has them)" test "$out" = "err EACCES"
+	run tools/probe open theirfile r
+	check "control: a root caller with them is served" test "$out" = ok
 fi
 
 # ---- a jail inside a supervised jail: refused, never half-confined ----
