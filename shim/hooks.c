@@ -54,8 +54,6 @@ int __fxstatat64(int v, int d, const char *p, struct stat64 *s, int f);
 int lchmod(const char *p, mode_t m);
 int __xmknod(int v, const char *p, mode_t m, dev_t *dv);
 int __xmknodat(int v, int d, const char *p, mode_t m, dev_t *dv);
-/* what _FORTIFY_SOURCE makes of realpath (declared only under it) */
-char *__realpath_chk(const char *p, char *r, size_t n);
 
 static const char *const names[JAIL_NHOOKS] = {
 #define JAIL_HOOK(ret, name, params, args, fail, check) #name,

@@ -24,7 +24,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <utmp.h>
@@ -36,6 +38,7 @@ int __open_2(const char *path, int flags);
 int __open64_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
 int __openat64_2(int dirfd, const char *path, int flags);
+char *__realpath_chk(const char *path, char *resolved, size_t len); /* declared only under it */
 
 static int via_proc(const char *path)
 {
@@ -242,6 +245,18 @@ JAIL_EXPORT FILE *fopen64(const char *path, const char *mode)
 	return open_stream(path, mode, "fopen64", JAIL_REAL(FILE *, fopen64, (const char *, const char *)));
 }
 
+/* "/proc/self/fd/N" for a descriptor, in link (32 bytes; no stdio here). */
+static void fd_link(char link[32], int fd)
+{
+	memcpy(link, "/proc/self/fd/", 14);
+	int n = 14, d = 1;
+	while (fd / d >= 10)
+		d *= 10;
+	for (; d; d /= 10)
+		link[n++] = (char)('0' + fd / d % 10);
+	link[n] = '\0';
+}
+
 /* freopen attaches a new file to an existing stream. The checked fd is
  * handed over through its /proc/self/fd link, so the stream gets exactly the
  * object that was checked; a NULL path reopens the stream's own file, which
@@ -266,13 +281,7 @@ static FILE *reopen(const char *path, const char *mode, FILE *stream, const char
 		errno = (int)-fd;
 		return NULL;
 	}
-	memcpy(link, "/proc/self/fd/", 14);
-	int n = 14, v = (int)fd, d = 1;
-	while (v / d >= 10)
-		d *= 10;
-	for (; d; d /= 10)
-		link[n++] = (char)('0' + v / d % 10);
-	link[n] = '\0';
+	fd_link(link, (int)fd);
 	FILE *f = real(link, clean, stream);
 	int e = errno;
 	jail_os_close((int)fd);
@@ -296,4 +305,80 @@ JAIL_EXPORT void updwtmp(const char *path, const struct utmp *u)
 {
 	if (jail_check_path(AT_FDCWD, path, JAIL_WRITE, 0, "updwtmp", NULL) == 0)
 		JAIL_REAL(void, updwtmp, (const char *, const struct utmp *))(path, u);
+}
+
+/* realpath(3), canonicalize_file_name(3): glibc's walks the name with
+ * internal readlink calls the shim does not see, each one a round trip to
+ * a supervisor. The name is decided as a stat of it is; then the object is
+ * opened O_PATH through the syscall page and its name read back from
+ * /proc/self/fd, the kernel's own answer, which is decided too (a name
+ * swapped in between reveals nothing that is not allowed). glibc's walk
+ * still answers every failure (its errno, and what it leaves in the
+ * buffer) and any name the kernel gives without a path ("pipe:[N]"), or
+ * whose text is ambiguous (a " (deleted)" ending). */
+static int kernel_canonical(const char *path, char out[PATH_MAX])
+{
+	if (!path || !*path || jail_check_path(AT_FDCWD, path, JAIL_META, 0, "realpath", NULL) != 0)
+		return -1;
+	long fd = jail_os_openat(AT_FDCWD, path, O_PATH | O_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	char link[32];
+	fd_link(link, (int)fd);
+	long n = jail_os_readlinkat(AT_FDCWD, link, out, PATH_MAX);
+	jail_os_close((int)fd);
+	if (n <= 0 || n >= PATH_MAX || out[0] != '/')
+		return -1;
+	out[n] = '\0';
+	static const char deleted[] = " (deleted)";
+	if ((size_t)n >= sizeof(deleted) - 1 && memcmp(out + n - (sizeof(deleted) - 1), deleted, sizeof(deleted) - 1) == 0)
+		return -1;
+	return jail_check_path(AT_FDCWD, out, JAIL_META, JAIL_RES_NOFOLLOW, "realpath", NULL) == 0 ? 0 : -1;
+}
+
+typedef char *(*real_realpath_t)(const char *, char *);
+
+static char *canonical(const char *path, char *resolved, real_realpath_t real)
+{
+	char buf[PATH_MAX];
+	int e = errno;
+	if (kernel_canonical(path, buf) != 0) {
+		/* glibc's answer, refusals included: decided as a stat */
+		int rc = path ? jail_check_path(AT_FDCWD, path, JAIL_META, 0, "realpath", NULL) : 0;
+		if (rc) {
+			errno = -rc;
+			return NULL;
+		}
+		errno = e;
+		return real(path, resolved);
+	}
+	errno = e;
+	if (!resolved)
+		return strdup(buf);
+	return strcpy(resolved, buf);
+}
+
+JAIL_EXPORT char *realpath(const char *path, char *resolved)
+{
+	return canonical(path, resolved, JAIL_REAL(char *, realpath, (const char *, char *)));
+}
+
+static char *canonicalize_real(const char *path, char *unused)
+{
+	(void)unused;
+	return JAIL_REAL(char *, canonicalize_file_name, (const char *))(path);
+}
+
+JAIL_EXPORT char *canonicalize_file_name(const char *path)
+{
+	return canonical(path, NULL, canonicalize_real);
+}
+
+/* _FORTIFY_SOURCE's realpath: glibc's own aborts on a buffer shorter than
+ * PATH_MAX, before anything else */
+JAIL_EXPORT char *__realpath_chk(const char *path, char *resolved, size_t len)
+{
+	if (resolved && len < PATH_MAX)
+		return JAIL_REAL(char *, __realpath_chk, (const char *, char *, size_t))(path, resolved, len);
+	return canonical(path, resolved, JAIL_REAL(char *, realpath, (const char *, char *)));
 }

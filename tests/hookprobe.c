@@ -466,6 +466,14 @@ static int run(int argc, char **argv)
 		return report_ptr(realpath(a, buf));
 	if (IS("canonicalize_file_name"))
 		return report_ptr(canonicalize_file_name(a));
+	if (IS("realpath-name") || IS("realpath-malloc") || IS("canonicalize-name")) { /* and print it */
+		char *p = IS("realpath-name") ? realpath(a, buf) : IS("realpath-malloc") ? realpath(a, NULL)
+		                                                                           : canonicalize_file_name(a);
+		if (!p)
+			return report(-1);
+		printf("ok %s\n", p);
+		return 0;
+	}
 	if (IS("opendir"))
 		return report_ptr(opendir(a));
 	if (IS("read-file")) { /* open and print the contents */
