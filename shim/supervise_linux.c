@@ -710,6 +710,19 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 	int creates = (flags & O_CREAT) || (flags & __O_TMPFILE);
 	mode_t old = creates ? umask(caller_umask(c)) : 0;
 	long fd = -ELOOP;
+	/* the shim's common route (hooks_open.c): decided on the name's lexical
+	 * form, opened with openat2(RESOLVE_NO_SYMLINKS), whose success proves
+	 * that form is the object; a symlink on the way (ELOOP), a refusal to
+	 * explain, /proc, a FIFO or the caller's own RESOLVE flags take the
+	 * exact route below */
+	struct stat st;
+	if (!resolve && jail_resolve_lexical(base, name, &r) == 0 && !via_proc(r.given) &&
+	    jail_allowed_quietly(r.given, a) &&
+	    ((flags & (O_NONBLOCK | O_PATH)) || fstatat(base, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISFIFO(st.st_mode))) {
+		fd = jail_os_open_checked(base, name, (int)flags | O_CLOEXEC, (unsigned)mode);
+		if (fd == -ENOSYS || fd == -EINVAL)
+			fd = -ELOOP; /* flags openat2 is stricter about: the exact route */
+	}
 	for (int attempt = 0; attempt < RETRIES && fd == -ELOOP; attempt++) {
 		rc = check_here(c, base, name, a, rf, row->name, &r);
 		if (rc) {
@@ -750,7 +763,6 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 		/* a FIFO is handed to a thread of its own (one stat tells; one
 		 * swapped in after it only holds this worker until its other end
 		 * opens: the pool goes on serving) */
-		struct stat st;
 		if (r.exists && !(flags & (O_NONBLOCK | O_PATH)) && fstatat(AT_FDCWD, r.path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    S_ISFIFO(st.st_mode)) {
 			long pin = open_nosymlinks(r.path, O_PATH, 0);
