@@ -27,15 +27,17 @@
  *  3. Paths are read from the caller's memory (process_vm_readv) and only trusted once
  *     SECCOMP_IOCTL_NOTIF_ID_VALID says the caller is still waiting (so the
  *     cwd and fds opened for it belong to it, not to a reused pid).
- *  4. A caller whose root or mount namespace is not the supervisor's is
- *     refused: its paths would name other objects here.
+ *  4. A caller's root and mount namespace are the supervisor's: the filter
+ *     refuses the calls that would change them (seccomp_linux.c, 4).
  *  5. Creations use the caller's umask; the serving thread's own is set to
  *     it around the call (each worker has its own umask: unshare(CLONE_FS)).
  *  6. Refusals go to the log and the tally, not to stderr: the caller's
  *     terminal is not the supervisor's to write on.
  *  7. Each notification is served, start to answer, by one worker thread;
- *     a call that waits (a question at the terminal) holds its worker only,
- *     and the last idle worker to take a call starts another (start_worker).
+ *     one worker receives at a time, and hands that role on before a step
+ *     that waits (placing a descriptor, a connect, a send), or loses it to
+ *     the watchdog when a call takes longer than STUCK_NS (a question at the
+ *     terminal): a call that waits holds its worker only (see the workers).
  *  8. The supervisor exits with the command's status when the command
  *     exits. Calls still made afterwards by leftover descendants fail with
  *     ENOSYS: without its supervisor the jail fails closed.
@@ -61,6 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/capability.h>
+#include <linux/futex.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
 #include <sys/ioctl.h>
@@ -75,6 +78,7 @@
 #include <sys/xattr.h>
 #include <sys/statfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <utime.h>
 #include <unistd.h>
 
@@ -113,6 +117,8 @@ struct caller {
 	int unseen; /* its memory could not be read (EPERM): the call is refused */
 	int fds[2]; /* base directories opened for it (-1: none) */
 };
+
+static void hand_off(void); /* (the workers, below) */
 
 static long arg(const struct caller *c, struct jail_sup_arg a)
 {
@@ -795,6 +801,7 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 	                                  .srcfd = (unsigned)fd,
 	                                  .newfd = 0,
 	                                  .newfd_flags = (unsigned)(flags & O_CLOEXEC)};
+	hand_off(); /* the caller must be scheduled to take it: another worker receives meanwhile */
 	int sent = ioctl(c->listener, SECCOMP_IOCTL_NOTIF_ADDFD, &add);
 	int err = errno;
 	close((int)fd);
@@ -1460,6 +1467,7 @@ static long connect_internet(struct caller *c, const struct jail_sup_row *row, l
 
 static long do_socket(struct caller *c, const struct jail_sup_row *row)
 {
+	hand_off(); /* a connect may wait on its peer */
 	struct sockaddr_un un;
 	long len = arg32(c, row->mode); /* an int to the kernel, whatever the register's upper half */
 	unsigned long at = (unsigned long)arg(c, row->path);
@@ -1829,6 +1837,7 @@ static long send_many(struct caller *c, const struct jail_sup_row *row, int sock
 
 static long do_send(struct caller *c, const struct jail_sup_row *row)
 {
+	hand_off(); /* a send may wait for room */
 	int sock = caller_socket(c, arg(c, row->dirfd));
 	if (sock < 0)
 		return sock;
@@ -1983,24 +1992,98 @@ static void serve_one(int listener, struct seccomp_notif *req)
 }
 
 /* ---- the workers ----
- * Every worker waits in SECCOMP_IOCTL_NOTIF_RECV; the kernel gives each
- * notification to one of them. The worker that leaves the last idle slot
- * starts another (up to WORKERS_MAX, past which calls wait in the kernel
- * for a worker), so a call held for minutes (a question) or blocked in the
- * kernel holds its own worker alone, never the jail. */
+ * One worker at a time holds the receiver role: it waits in
+ * SECCOMP_IOCTL_NOTIF_RECV and serves what it receives itself, so that a
+ * quick call costs the caller one wake-up there and one back (the kernel
+ * wakes the waiter on the caller's CPU: SYNC_WAKE_UP). Before a step that
+ * waits on something else -- placing a descriptor (the caller must be
+ * scheduled to take it), a connect, a send -- the holder hands the role to
+ * a parked worker (or starts one, up to WORKERS_MAX) and goes on with its
+ * call; afterwards it takes the role back if it is free, or parks. A call
+ * stuck elsewhere (a question at the terminal, a hung network file system)
+ * loses the role to the main thread's watchdog after STUCK_NS, so a call
+ * held for minutes holds its own worker alone, never the jail. Past
+ * WORKERS_MAX busy workers, calls wait in the kernel for one.
+ * Invariant: pool.gen changes whenever the role changes hands; a worker
+ * holds the role while pool.gen equals its own role_gen. */
 #define WORKERS_MAX 256
+#define STUCK_NS (50 * 1000000LL)
 
 static struct {
 	int listener;
 	size_t req_size;
-	_Atomic int idle, started;
+	_Atomic int started, parked;
+	_Atomic int held; /* futex word: 1 while some worker holds the role */
+	_Atomic unsigned gen;
+	_Atomic long long busy_since; /* when the holder took its call (0: waiting in RECV) */
 } pool;
+
+static __thread unsigned role_gen; /* the generation this worker holds the role at (0: none) */
+
+static long long mono_ns(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void futex_call(_Atomic int *word, int op, int val)
+{
+	syscall(SYS_futex, (int *)word, op, val, NULL, NULL, 0);
+}
+
+static int start_worker(void);
+
+/* The role, free now, goes to a parked worker, or to a new one. */
+static void role_freed(void)
+{
+	atomic_store(&pool.held, 0);
+	if (atomic_load(&pool.parked) > 0)
+		futex_call(&pool.held, FUTEX_WAKE_PRIVATE, 1);
+	else
+		start_worker(); /* (none past WORKERS_MAX: the next worker done takes it) */
+}
+
+/* Called by a worker before a step that may wait: if it holds the role,
+ * another worker receives meanwhile. */
+static void hand_off(void)
+{
+	unsigned mine = role_gen;
+	role_gen = 0;
+	if (mine && atomic_compare_exchange_strong(&pool.gen, &mine, mine + 1)) {
+		atomic_store(&pool.busy_since, 0);
+		role_freed();
+	}
+}
+
+static int take_role(void)
+{
+	int free_ = 0;
+	if (!atomic_compare_exchange_strong(&pool.held, &free_, 1))
+		return 0;
+	atomic_store(&pool.busy_since, 0);
+	role_gen = atomic_fetch_add(&pool.gen, 1) + 1;
+	return 1;
+}
+
+/* The watchdog (the main thread, between its waits): a holder busy with
+ * one call for longer than STUCK_NS loses the role. */
+static void watch_role(void)
+{
+	unsigned g = atomic_load(&pool.gen);
+	long long since = atomic_load(&pool.busy_since);
+	if (since && mono_ns() - since > STUCK_NS && atomic_load(&pool.busy_since) == since &&
+	    atomic_compare_exchange_strong(&pool.gen, &g, g + 1)) {
+		atomic_store(&pool.busy_since, 0);
+		role_freed();
+	}
+}
 
 static void *worker(void *arg);
 
 static int start_worker(void)
 {
-	/* a slot first: two workers left with no idle one start one each, not more */
+	/* a slot first: two workers starting at once take one each, not more */
 	int n = pool.started;
 	do {
 		if (n >= WORKERS_MAX)
@@ -2014,12 +2097,9 @@ static int start_worker(void)
 	/* signals are the main thread's: it forwards them and reaps children */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pool.idle++;
 	int rc = pthread_create(&t, &attr, worker, NULL);
-	if (rc != 0) {
+	if (rc != 0)
 		pool.started--;
-		pool.idle--;
-	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	return rc;
@@ -2037,13 +2117,23 @@ static void *worker(void *arg)
 		exit(125);
 	}
 	for (;;) {
+		if (!role_gen && !take_role()) {
+			pool.parked++;
+			futex_call(&pool.held, FUTEX_WAIT_PRIVATE, 1); /* until the role is free */
+			pool.parked--;
+			continue;
+		}
 		memset(req, 0, pool.req_size);
 		if (ioctl(pool.listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
 			continue; /* the caller went away (ENOENT), or a signal */
-		if (--pool.idle == 0)
-			start_worker(); /* (none past WORKERS_MAX: calls then wait in the kernel) */
+		unsigned mine = role_gen;
+		if (mine && atomic_load(&pool.gen) == mine)
+			atomic_store(&pool.busy_since, mono_ns());
 		serve_one(pool.listener, req);
-		pool.idle++;
+		if (role_gen && atomic_load(&pool.gen) != role_gen)
+			role_gen = 0; /* the watchdog gave it away meanwhile */
+		else if (role_gen)
+			atomic_store(&pool.busy_since, 0);
 	}
 	return NULL;
 }
@@ -2149,12 +2239,13 @@ int main(int argc, char **argv)
 	 * listener is polled for its hang-up alone (no process uses the filter) */
 	while (status < 0) {
 		struct pollfd p[2] = {{listener, 0, 0}, {pidfd, POLLIN, 0}};
-		if (poll(p, 2, -1) < 0 && errno != EINTR) {
+		if (poll(p, 2, (int)(STUCK_NS / 1000000)) < 0 && errno != EINTR) {
 			perror(me);
 			kill(child, SIGKILL);
 			status = 125;
 			break;
 		}
+		watch_role();
 		pid_t w;
 		while (status < 0 && (w = waitpid(-1, &st, WNOHANG)) > 0) /* the command, or an orphan */
 			if (w == child)
