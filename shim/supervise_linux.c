@@ -1199,10 +1199,23 @@ static long meta_on(struct caller *c, const struct jail_sup_row *row, int base, 
 	enum jail_access a = reads ? JAIL_META : JAIL_WRITE;
 	if (row->op == JAIL_SUP_READLINK)
 		nofollow = 1, rf |= JAIL_RES_NOFOLLOW;
-	if ((rc = check_here(c, base, name, a, rf, row->name, &r)))
+	/* the common route, as for an open (do_open): decided on the lexical
+	 * form, pinned with openat2(RESOLVE_NO_SYMLINKS), which proves it (with
+	 * O_PATH|O_NOFOLLOW, a final symlink is pinned itself); otherwise, and
+	 * for extended attributes (made by the name), the exact route */
+	int xattr = row->op == JAIL_SUP_GETXATTR || row->op == JAIL_SUP_SETXATTR || row->op == JAIL_SUP_LISTXATTR ||
+	            row->op == JAIL_SUP_REMOVEXATTR;
+	long pin = -ELOOP;
+	if (!xattr && name[0] != '\0' && jail_resolve_lexical(base, name, &r) == 0 && !via_proc(r.given) &&
+	    jail_allowed_quietly(r.given, a))
+		pin = jail_os_open_checked(base, name, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0);
+	if (pin == -ENOSYS || pin == -EINVAL)
+		pin = -ELOOP;
+	if (pin != -ELOOP) {
+		/* pinned, or the kernel's own answer for a symlink-free walk */
+	} else if ((rc = check_here(c, base, name, a, rf, row->name, &r))) {
 		return rc;
-	long pin;
-	if (r.kind == JAIL_OBJ_PATH && !r.deleted && !via_proc(r.path) && name[0] != '\0') {
+	} else if (r.kind == JAIL_OBJ_PATH && !r.deleted && !via_proc(r.path) && name[0] != '\0') {
 		pin = open_nosymlinks(r.path, O_PATH | (nofollow ? O_NOFOLLOW : 0), 0);
 	} else {
 		if (name[0] == '\0' && base != AT_FDCWD) {
