@@ -897,7 +897,7 @@ static long do_name(struct caller *c, const struct jail_sup_row *row)
 		}
 		int where = ends_in_dot(name) ? dir : pdir;
 		const char *nm = ends_in_dot(name) ? name : base;
-		int creates = row->op != JAIL_SUP_UNLINK;
+		int creates = row->op == JAIL_SUP_MKDIR || row->op == JAIL_SUP_MKNOD; /* (a symlink's mode is fixed) */
 		mode_t old = creates ? umask(caller_umask(c)) : 0;
 		/* handle() sends only these four ops here */
 		if (row->op == JAIL_SUP_MKDIR)

@@ -17,6 +17,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +99,9 @@ static double work(const char *what, const char *base, int n)
 			/* what a program with its own syscall layer does: no libc, no shim */
 			long fd = raw_syscall4(SYS_openat, AT_FDCWD, (long)deep, O_RDONLY | O_CLOEXEC, 0);
 			raw_syscall4(SYS_close, fd, 0, 0, 0);
+		} else if (strcmp(what, "raw-stat") == 0) {
+			struct stat st;
+			raw_syscall4(SYS_newfstatat, AT_FDCWD, (long)deep, (long)&st, 0);
 		} else if (strcmp(what, "spawn") == 0) {
 			pid_t pid;
 			char *argv[] = {(char *)"true", NULL};
@@ -111,6 +115,41 @@ static double work(const char *what, const char *base, int n)
 	if (cli >= 0)
 		close(cli);
 	return per;
+}
+
+/* What a wake-up costs on this machine, the floor under any supervised
+ * call (two wake-ups: the supervisor's, and the caller's): a pipe round
+ * trip between two processes, placed by the kernel or both on CPU 0.
+ * Microseconds per round trip, or -1. */
+static double pipe_round_trip(int one_cpu)
+{
+	int ab[2], ba[2], n = 5000;
+	char c = 'x';
+	if (pipe(ab) != 0 || pipe(ba) != 0)
+		return -1;
+	cpu_set_t cpu0, old;
+	sched_getaffinity(0, sizeof(old), &old);
+	CPU_ZERO(&cpu0);
+	CPU_SET(0, &cpu0);
+	if (one_cpu)
+		sched_setaffinity(0, sizeof(cpu0), &cpu0); /* the child inherits it */
+	pid_t pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < n; i++)
+			if (read(ab[0], &c, 1) != 1 || write(ba[1], &c, 1) != 1)
+				_exit(1);
+		_exit(0);
+	}
+	double t0 = now_ns();
+	int ok = pid > 0;
+	for (int i = 0; ok && i < n; i++)
+		ok = write(ab[1], &c, 1) == 1 && read(ba[0], &c, 1) == 1;
+	double per = (now_ns() - t0) / n / 1000;
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	sched_setaffinity(0, sizeof(old), &old);
+	close(ab[0]), close(ab[1]), close(ba[0]), close(ba[1]);
+	return ok ? per : -1;
 }
 
 /* ---- the driver ---- */
@@ -432,6 +471,12 @@ int main(int argc, char **argv)
 		static const struct row raw = {"raw-open", "raw openat+close, supervised", 5000, 10.0};
 		printf("a call the supervisor makes for its caller (a raw syscall), against the same call unhooked:\n");
 		compare_supervised(&raw, rounds, 1);
+		static const struct row raw_stat = {"raw-stat", "raw stat, supervised", 5000, 10.0};
+		compare_supervised(&raw_stat, rounds, 1);
+		double across = pipe_round_trip(0), one = pipe_round_trip(1);
+		printf("  this machine's wake-ups (a pipe round trip between two processes): %.1f us as the kernel places\n"
+		       "    them, %.1f us both on one CPU [each supervised call pays one or two]\n",
+		       across, one);
 	} else {
 		printf("  the supervisor: not measured (jail-supervise is not built here)\n");
 	}
