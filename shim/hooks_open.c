@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <utmp.h>
 
 #define RETRIES 4
@@ -381,4 +382,111 @@ JAIL_EXPORT char *__realpath_chk(const char *path, char *resolved, size_t len)
 	if (resolved && len < PATH_MAX)
 		return JAIL_REAL(char *, __realpath_chk, (const char *, char *, size_t))(path, resolved, len);
 	return canonical(path, resolved, JAIL_REAL(char *, realpath, (const char *, char *)));
+}
+
+/* mkstemp(3) and its kin, mkdtemp(3): glibc's fill in the name and open or
+ * make it with internal calls the shim does not see (each one a round trip
+ * to a supervisor), and the shim could only decide on the template. Here
+ * the name is made as glibc makes it -- the six X before the suffix become
+ * letters and digits, tried until one is new (up to 62^3 tries) -- and
+ * each name is decided and opened (O_RDWR|O_CREAT|O_EXCL, 0600) or made
+ * (0700) by the shim: a refusal names the file it would have been. */
+static unsigned long long temp_seed(void)
+{
+	unsigned long long v = 0;
+	if (jail_os_sys(SYS_getrandom, (long)&v, (long)sizeof(v), 1 /* GRND_NONBLOCK */, 0, 0) != (long)sizeof(v)) {
+		long sec = 0, nsec = 0;
+		jail_os_clock_realtime(&sec, &nsec);
+		v = ((unsigned long long)sec << 30) ^ (unsigned long long)nsec ^ ((unsigned long long)jail_os_gettid() << 40);
+	}
+	return v;
+}
+
+/* an fd (file), 0 (directory), or -errno; tmpl is left holding the last name tried */
+static long make_temp(char *tmpl, int suffixlen, int flags, int dir, const char *op)
+{
+	static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	size_t len = tmpl ? strlen(tmpl) : 0;
+	if (!tmpl || suffixlen < 0 || len < 6 + (size_t)suffixlen || memcmp(tmpl + len - suffixlen - 6, "XXXXXX", 6) != 0)
+		return -EINVAL;
+	char *x = tmpl + len - suffixlen - 6;
+	unsigned long long v = temp_seed();
+	for (long attempt = 0; attempt < 62L * 62 * 62; attempt++) {
+		v = v * 6364136223846793005ULL + 1442695040888963407ULL;
+		unsigned long long r = v >> 16;
+		for (int i = 0; i < 6; i++, r /= 62)
+			x[i] = letters[r % 62];
+		long rc;
+		if (dir) {
+			rc = jail_check_path(AT_FDCWD, tmpl, JAIL_WRITE, JAIL_RES_NOFOLLOW, op, NULL);
+			if (rc == 0)
+				rc = jail_os_sys(SYS_mkdirat, AT_FDCWD, (long)tmpl, 0700, 0, 0);
+		} else {
+			rc = checked_open(AT_FDCWD, tmpl, (flags & ~O_ACCMODE) | O_RDWR | O_CREAT | O_EXCL, 0600, op);
+		}
+		if (rc != -EEXIST)
+			return rc;
+	}
+	return -EEXIST;
+}
+
+static int temp_file(char *tmpl, int suffixlen, int flags, const char *op)
+{
+	int e = errno;
+	long fd = make_temp(tmpl, suffixlen, flags, 0, op);
+	if (fd >= 0)
+		errno = e;
+	return finish(fd);
+}
+
+JAIL_EXPORT int mkstemp(char *t)
+{
+	return temp_file(t, 0, 0, "mkstemp");
+}
+
+JAIL_EXPORT int mkstemp64(char *t)
+{
+	return temp_file(t, 0, 0, "mkstemp64");
+}
+
+JAIL_EXPORT int mkostemp(char *t, int f)
+{
+	return temp_file(t, 0, f, "mkostemp");
+}
+
+JAIL_EXPORT int mkostemp64(char *t, int f)
+{
+	return temp_file(t, 0, f, "mkostemp64");
+}
+
+JAIL_EXPORT int mkstemps(char *t, int s)
+{
+	return temp_file(t, s, 0, "mkstemps");
+}
+
+JAIL_EXPORT int mkstemps64(char *t, int s)
+{
+	return temp_file(t, s, 0, "mkstemps64");
+}
+
+JAIL_EXPORT int mkostemps(char *t, int s, int f)
+{
+	return temp_file(t, s, f, "mkostemps");
+}
+
+JAIL_EXPORT int mkostemps64(char *t, int s, int f)
+{
+	return temp_file(t, s, f, "mkostemps64");
+}
+
+JAIL_EXPORT char *mkdtemp(char *t)
+{
+	int e = errno;
+	long rc = make_temp(t, 0, 0, 1, "mkdtemp");
+	if (rc < 0) {
+		errno = (int)-rc;
+		return NULL;
+	}
+	errno = e;
+	return t;
 }

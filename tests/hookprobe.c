@@ -375,6 +375,18 @@ static int run(int argc, char **argv)
 		strncpy(buf, a, sizeof(buf) - 1);
 		return report_ptr(mkdtemp(buf));
 	}
+	if (IS("mkostemps-cloexec")) { /* ARG: template, B: suffix length; prints the file's mode and FD_CLOEXEC */
+		struct stat made_st;
+		strncpy(buf, a, sizeof(buf) - 1);
+		int fd = mkostemps(buf, b ? atoi(b) : 0, O_CLOEXEC);
+		if (fd < 0 || fstat(fd, &made_st) != 0)
+			return report(-1);
+		size_t n = strlen(buf), s = b ? (size_t)atoi(b) : 0;
+		int made = n == strlen(a) && strcmp(buf + n - s, a + n - s) == 0 && strncmp(buf + n - s - 6, "XXXXXX", 6) != 0;
+		printf("ok %o cloexec=%d named=%d\n", (unsigned)(made_st.st_mode & 0777), fcntl(fd, F_GETFD) & FD_CLOEXEC,
+		       made);
+		return 0;
+	}
 	/* names */
 	if (IS("rename"))
 		return report(rename(a, b));

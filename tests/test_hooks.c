@@ -253,6 +253,13 @@ static const struct row rows[] = {
     {"mkstemp @/in/tXXXXXX", "ok", 0, NULL, NULL},
     {"mkdtemp @/out/dXXXXXX", "err EACCES", SAME, NULL, NULL},
     {"mkdtemp @/in/dXXXXXX", "ok", 0, NULL, NULL},
+    /* the name is made by the shim, as glibc makes it, and decided as made */
+    {"mkostemps-cloexec @/in/tXXXXXX.c 2", "ok 600 cloexec=1 named=1", 0, NULL, NULL},
+    {"mkostemps-cloexec @/out/tXXXXXX.c 2", "err EACCES", SAME, NULL, NULL},
+    {"mkostemps-cloexec @/in/tXXXXX 0", "err EINVAL", SAME, NULL, NULL},
+    {"mkostemps-cloexec @/in/tXXXXXX.c 3", "err EINVAL", SAME, NULL, NULL},
+    {"mkdtemp @/in/dXXXXX", "err EINVAL", SAME, NULL, NULL},
+    {"mkstemp @/in/nothing/tXXXXXX", "err ENOENT", SAME, NULL, NULL},
     /* names */
     {"rename @/in/file @/out/moved", "err EACCES", SAME, NULL, "@/out/moved"},
     {"rename @/out/target @/in/stolen", "err EACCES", SAME, NULL, "@/in/stolen"},
