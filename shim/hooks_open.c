@@ -246,11 +246,13 @@ JAIL_EXPORT FILE *fopen64(const char *path, const char *mode)
 	return open_stream(path, mode, "fopen64", JAIL_REAL(FILE *, fopen64, (const char *, const char *)));
 }
 
-/* "/proc/self/fd/N" for a descriptor, in link (32 bytes; no stdio here). */
-static void fd_link(char link[32], int fd)
+/* "/proc/thread-self/fd/N" for a descriptor, in link (40 bytes; no stdio
+ * here): this thread's table, which unshare(CLONE_FILES) may have made its
+ * own (/proc/self is the main thread's). */
+static void fd_link(char link[40], int fd)
 {
-	memcpy(link, "/proc/self/fd/", 14);
-	int n = 14, d = 1;
+	memcpy(link, "/proc/thread-self/fd/", 21);
+	int n = 21, d = 1;
 	while (fd / d >= 10)
 		d *= 10;
 	for (; d; d /= 10)
@@ -265,7 +267,7 @@ static void fd_link(char link[32], int fd)
 static FILE *reopen(const char *path, const char *mode, FILE *stream, const char *op,
                     FILE *(*real)(const char *, const char *, FILE *))
 {
-	char clean[64], link[32];
+	char clean[64], link[40];
 	int flags = mode ? mode_flags(mode, clean, sizeof(clean)) : -1;
 	if (!real || flags < 0)
 		return real ? real(path, mode, stream) : NULL;
@@ -317,24 +319,29 @@ JAIL_EXPORT void updwtmp(const char *path, const struct utmp *u)
  * still answers every failure (its errno, and what it leaves in the
  * buffer) and any name the kernel gives without a path ("pipe:[N]"), or
  * whose text is ambiguous (a " (deleted)" ending). */
+/* 0 and the name in out; -errno for a refusal (already reported); 1 for
+ * glibc's walk to answer */
 static int kernel_canonical(const char *path, char out[PATH_MAX])
 {
-	if (!path || !*path || jail_check_path(AT_FDCWD, path, JAIL_META, 0, "realpath", NULL) != 0)
-		return -1;
+	if (!path || !*path)
+		return 1;
+	int rc = jail_check_path(AT_FDCWD, path, JAIL_META, 0, "realpath", NULL);
+	if (rc)
+		return rc;
 	long fd = jail_os_openat(AT_FDCWD, path, O_PATH | O_CLOEXEC, 0);
 	if (fd < 0)
-		return -1;
-	char link[32];
+		return 1;
+	char link[40];
 	fd_link(link, (int)fd);
 	long n = jail_os_readlinkat(AT_FDCWD, link, out, PATH_MAX);
 	jail_os_close((int)fd);
 	if (n <= 0 || n >= PATH_MAX || out[0] != '/')
-		return -1;
+		return 1;
 	out[n] = '\0';
 	static const char deleted[] = " (deleted)";
 	if ((size_t)n >= sizeof(deleted) - 1 && memcmp(out + n - (sizeof(deleted) - 1), deleted, sizeof(deleted) - 1) == 0)
-		return -1;
-	return jail_check_path(AT_FDCWD, out, JAIL_META, JAIL_RES_NOFOLLOW, "realpath", NULL) == 0 ? 0 : -1;
+		return 1;
+	return jail_check_path(AT_FDCWD, out, JAIL_META, JAIL_RES_NOFOLLOW, "realpath", NULL);
 }
 
 typedef char *(*real_realpath_t)(const char *, char *);
@@ -343,15 +350,14 @@ static char *canonical(const char *path, char *resolved, real_realpath_t real)
 {
 	char buf[PATH_MAX];
 	int e = errno;
-	if (kernel_canonical(path, buf) != 0) {
-		/* glibc's answer, refusals included: decided as a stat */
-		int rc = path ? jail_check_path(AT_FDCWD, path, JAIL_META, 0, "realpath", NULL) : 0;
-		if (rc) {
-			errno = -rc;
-			return NULL;
-		}
+	int rc = kernel_canonical(path, buf);
+	if (rc < 0) {
+		errno = -rc; /* refused, once */
+		return NULL;
+	}
+	if (rc > 0) {
 		errno = e;
-		return real(path, resolved);
+		return real(path, resolved); /* glibc's answer, on a name decided as a stat */
 	}
 	errno = e;
 	if (!resolved)

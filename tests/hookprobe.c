@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -46,6 +47,26 @@ typedef int (*xmknod_fn)(int ver, const char *path, mode_t mode, dev_t *dev);
 /* glibc's fortified entry points, called directly (any compiler) */
 int __open_2(const char *path, int flags);
 int __openat_2(int dirfd, const char *path, int flags);
+
+/* realpath-thread: a thread with a descriptor table of its own
+ * (unshare(CLONE_FILES)) asks for a name while the main thread holds
+ * another file at the number the thread's lookup gets */
+struct rp_thread {
+	const char *name;
+	char out[PATH_MAX];
+	int ok;
+	pthread_barrier_t *turns;
+};
+
+static void *rp_thread_main(void *arg)
+{
+	struct rp_thread *t = arg;
+	int shared = unshare(CLONE_FILES);
+	pthread_barrier_wait(t->turns); /* its table is its own */
+	pthread_barrier_wait(t->turns); /* the main thread opened its file */
+	t->ok = shared == 0 && realpath(t->name, t->out) != NULL;
+	return NULL;
+}
 
 static int report(long rc)
 {
@@ -478,6 +499,22 @@ static int run(int argc, char **argv)
 		return report_ptr(realpath(a, buf));
 	if (IS("canonicalize_file_name"))
 		return report_ptr(canonicalize_file_name(a));
+	if (IS("realpath-thread")) { /* ARG: the main thread's file, B: the name asked */
+		pthread_barrier_t turns;
+		pthread_t th;
+		struct rp_thread t = {.name = b, .turns = &turns};
+		pthread_barrier_init(&turns, NULL, 2);
+		if (pthread_create(&th, NULL, rp_thread_main, &t) != 0)
+			return report(-1);
+		pthread_barrier_wait(&turns);
+		int held = open(a, O_RDONLY | O_CLOEXEC);
+		pthread_barrier_wait(&turns);
+		pthread_join(th, NULL);
+		if (held < 0 || !t.ok)
+			return report(-1);
+		printf("ok %s\n", t.out);
+		return 0;
+	}
 	if (IS("realpath-name") || IS("realpath-malloc") || IS("canonicalize-name")) { /* and print it */
 		char *p = IS("realpath-name") ? realpath(a, buf) : IS("realpath-malloc") ? realpath(a, NULL)
 		                                                                           : canonicalize_file_name(a);

@@ -335,6 +335,7 @@ static const struct row rows[] = {
     {"realpath-name @/in/secret", "err EACCES", 0, NULL, NULL},
     {"realpath-malloc @/in/link-out", "ok @/out/target", 0, NULL, NULL},
     {"canonicalize-name @/in/link-out", "ok @/out/target", 0, NULL, NULL},
+    {"realpath-thread @/out/target @/in/file", "ok @/in/file", 0, NULL, NULL},
     {"opendir @/in", "ok", 0, NULL, NULL},
     {"read-file @/in/file", "ok data", 0, NULL, NULL},
     {"read-file @/in/secret", "err EACCES", SAME, NULL, NULL},
