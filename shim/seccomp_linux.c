@@ -17,7 +17,10 @@
  *     pivot_root, setns into a mount namespace (or any, nstype 0), and
  *     unshare and clone with CLONE_NEWNS fail with EPERM; clone3, whose
  *     flags live in memory the filter cannot read, fails with ENOSYS (the
- *     C library then uses clone). So a path a caller gives names, for the
+ *     C library then uses clone). So does the mount API that makes mounts
+ *     outside every namespace's tree (open_tree, fsopen, fsmount, fspick,
+ *     move_mount, mount_setattr, open_tree_attr: a directory of a detached
+ *     mount reads as "/" in /proc). So a path a caller gives names, for the
  *     supervisor, the object it names for the caller, with no per-call check.
  */
 #define _GNU_SOURCE
@@ -57,6 +60,10 @@ const int jail_sup_nrows = (int)(sizeof(jail_sup_rows) / sizeof(jail_sup_rows[0]
 #define JAIL_FOREIGN_NR 0x40000000u /* __X32_SYSCALL_BIT */
 #define JAIL_NR_SETXATTRAT 463      /* to removexattrat, 466 (Linux 6.13) */
 #define JAIL_NR_REMOVEXATTRAT 466
+#define JAIL_NR_OPEN_TREE 428 /* then move_mount, fsopen, fsconfig, fsmount, fspick (433): Linux 5.2 */
+#define JAIL_NR_FSPICK 433
+#define JAIL_NR_MOUNT_SETATTR 442
+#define JAIL_NR_OPEN_TREE_ATTR 467
 
 #define STMT(code, k) ((struct sock_filter)BPF_STMT((code), (k)))
 #define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP((code), (k), (jt), (jf)))
@@ -89,6 +96,11 @@ int jail_seccomp_install(unsigned flags)
 	/* the caller's world stays the supervisor's (invariant 4) */
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1);
 	f[n++] = RET_ERRNO(ENOSYS);
+	f[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, JAIL_NR_OPEN_TREE, 0, 2); /* open_tree .. fspick */
+	f[n++] = JUMP(BPF_JMP | BPF_JGT | BPF_K, JAIL_NR_FSPICK, 0, 2);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_NR_MOUNT_SETATTR, 1, 0);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_NR_OPEN_TREE_ATTR, 0, 1);
+	f[n++] = RET_ERRNO(EPERM);
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_chroot, 1, 0);
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pivot_root, 0, 1);
 	f[n++] = RET_ERRNO(EPERM);

@@ -260,6 +260,7 @@ static struct {
 	char identity[1024];
 	struct who who;
 	int has_who, groups_matter;
+	struct stat userns;
 	int privileged;
 	int landlock_abi;
 } self_view;
@@ -273,8 +274,12 @@ static void look_at_self(void)
 		self_view.identity[0] = '\0'; /* every caller is then refused */
 	self_view.privileged = geteuid() == 0 || !strstr(self_view.identity, "\nCapEff:\t0000000000000000");
 	self_view.has_who = who_is((pid_t)syscall(SYS_gettid), &self_view.who) == 0;
-	/* CAP_DAC_OVERRIDE (1), CAP_DAC_READ_SEARCH (2), CAP_FOWNER (3) */
-	self_view.groups_matter = (self_view.who.caps[0] & 0xe) != 0xe;
+	/* CAP_CHOWN (0), CAP_DAC_OVERRIDE (1), CAP_DAC_READ_SEARCH (2),
+	 * CAP_FOWNER (3), CAP_FSETID (4): with all five (and the caller must
+	 * have the same), groups change no local file access */
+	self_view.groups_matter = (self_view.who.caps[0] & 0x1f) != 0x1f;
+	if (stat("/proc/self/ns/user", &self_view.userns) != 0)
+		self_view.userns.st_ino = 0; /* every privileged check then fails */
 	self_view.landlock_abi = jail_landlock_abi();
 }
 
@@ -307,23 +312,23 @@ static int identity(pid_t pid, char *out, size_t cap)
 #define WHO_SLOTS 8
 static __thread struct { /* per worker: no locks */
 	pid_t tid;
-	int fd;
+	int fd1; /* the pidfd + 1 (0: none) */
 } who_cache[WHO_SLOTS];
 
 static int who_pidfd(pid_t tid, int fresh)
 {
 	unsigned slot = (unsigned)tid % WHO_SLOTS;
-	if (who_cache[slot].fd > 0 && (who_cache[slot].tid != tid || fresh)) {
-		close(who_cache[slot].fd);
-		who_cache[slot].fd = 0;
+	if (who_cache[slot].fd1 > 0 && (who_cache[slot].tid != tid || fresh)) {
+		close(who_cache[slot].fd1 - 1);
+		who_cache[slot].fd1 = 0;
 	}
-	if (who_cache[slot].fd <= 0) {
+	if (who_cache[slot].fd1 <= 0) {
 		int fd = (int)syscall(SYS_pidfd_open, tid, JAIL_PIDFD_THREAD);
-		if (fd <= 0)
+		if (fd < 0)
 			return -1;
-		who_cache[slot] = (typeof(who_cache[slot])){tid, fd};
+		who_cache[slot] = (typeof(who_cache[slot])){tid, fd + 1};
 	}
-	return who_cache[slot].fd;
+	return who_cache[slot].fd1 - 1;
 }
 
 /* 0 and *w filled, or -1 where the kernel cannot say this way. */
@@ -366,12 +371,33 @@ static int same_identity(const struct caller *c)
 	 * a privileged one. */
 	if (!self_view.privileged)
 		return 1;
+	/* capabilities are a namespace's: a caller that made a user namespace
+	 * of its own has them all there, whatever it dropped here */
+	char ns[64];
+	struct stat theirs_ns;
+	snprintf(ns, sizeof(ns), "/proc/%d/ns/user", (int)c->tid);
+	if (stat(ns, &theirs_ns) != 0 || self_view.userns.st_ino == 0 || theirs_ns.st_ino != self_view.userns.st_ino ||
+	    theirs_ns.st_dev != self_view.userns.st_dev)
+		return 0;
 	/* ids and capabilities from the kernel directly (two system calls on a
 	 * kept pidfd, against a read of the status file that costs ~17 us);
 	 * groups count only where the capabilities do not override them */
 	if (self_view.has_who && !self_view.groups_matter && who_is(c->tid, &w) == 0)
 		return memcmp(&w, &self_view.who, sizeof(w)) == 0;
 	return identity(c->tid, theirs, sizeof(theirs)) == 0 && strcmp(self_view.identity, theirs) == 0;
+}
+
+/* What /proc/self and /proc/thread-self lead to in the names a worker
+ * walks for its caller (resolve.h): the caller's own directory, never the
+ * supervisor's. */
+static __thread pid_t walking_for;
+
+static long caller_self(const char *link, char *buf, size_t bufsz)
+{
+	if (walking_for <= 0)
+		return jail_os_readlinkat(AT_FDCWD, link, buf, bufsz);
+	int n = snprintf(buf, bufsz, "%d", (int)walking_for);
+	return n < 0 || (size_t)n >= bufsz ? -ENAMETOOLONG : n;
 }
 
 /* Names that mean "this process" mean the caller here: /proc/self,
@@ -720,9 +746,12 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 	 * form, opened with openat2(RESOLVE_NO_SYMLINKS), whose success proves
 	 * that form is the object; a symlink on the way (ELOOP), a refusal to
 	 * explain, /proc, a FIFO or the caller's own RESOLVE flags take the
-	 * exact route below */
+	 * exact route below. Absolute names only: a relative one's lexical form
+	 * starts from the name /proc gives its base directory, which need not
+	 * lead back to it (a directory of a detached mount reads as "/"); the
+	 * exact route acts on the path it checked. */
 	struct stat st;
-	if (!resolve && jail_resolve_lexical(base, name, &r) == 0 && !via_proc(r.given) &&
+	if (!resolve && name[0] == '/' && jail_resolve_lexical(base, name, &r) == 0 && !via_proc(r.given) &&
 	    jail_allowed_quietly(r.given, a) &&
 	    ((flags & (O_NONBLOCK | O_PATH)) || fstatat(base, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISFIFO(st.st_mode))) {
 		fd = jail_os_open_checked(base, name, (int)flags | O_CLOEXEC, (unsigned)mode);
@@ -1199,14 +1228,15 @@ static long meta_on(struct caller *c, const struct jail_sup_row *row, int base, 
 	enum jail_access a = reads ? JAIL_META : JAIL_WRITE;
 	if (row->op == JAIL_SUP_READLINK)
 		nofollow = 1, rf |= JAIL_RES_NOFOLLOW;
-	/* the common route, as for an open (do_open): decided on the lexical
-	 * form, pinned with openat2(RESOLVE_NO_SYMLINKS), which proves it (with
-	 * O_PATH|O_NOFOLLOW, a final symlink is pinned itself); otherwise, and
-	 * for extended attributes (made by the name), the exact route */
+	/* the common route, as for an open (do_open): an absolute name decided
+	 * on its lexical form, pinned with openat2(RESOLVE_NO_SYMLINKS), which
+	 * proves it (with O_PATH|O_NOFOLLOW, a final symlink is pinned itself);
+	 * otherwise, and for extended attributes (made by the name), the exact
+	 * route */
 	int xattr = row->op == JAIL_SUP_GETXATTR || row->op == JAIL_SUP_SETXATTR || row->op == JAIL_SUP_LISTXATTR ||
 	            row->op == JAIL_SUP_REMOVEXATTR;
 	long pin = -ELOOP;
-	if (!xattr && name[0] != '\0' && jail_resolve_lexical(base, name, &r) == 0 && !via_proc(r.given) &&
+	if (!xattr && name[0] == '/' && jail_resolve_lexical(base, name, &r) == 0 && !via_proc(r.given) &&
 	    jail_allowed_quietly(r.given, a))
 		pin = jail_os_open_checked(base, name, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0);
 	if (pin == -ENOSYS || pin == -EINVAL)
@@ -1990,8 +2020,10 @@ static void serve_one(int listener, struct seccomp_notif *req)
 {
 	struct caller c = {.req = req, .listener = listener, .tid = (pid_t)req->pid, .fds = {-1, -1}};
 	jail_report_for(c.tid, program_of, 1);
+	walking_for = c.tid;
 	long rc = handle(&c);
-	if (c.unseen && rc != ANSWERED && rc != NOBODY)
+	walking_for = 0;
+	if (c.unseen && rc == -EFAULT)
 		rc = -EACCES; /* it could not be seen what it asks: refused */
 	for (int i = 0; i < 2; i++)
 		if (c.fds[i] >= 0)
@@ -2031,7 +2063,8 @@ static struct {
 	_Atomic long long busy_since; /* when the holder took its call (0: waiting in RECV) */
 } pool;
 
-static __thread unsigned role_gen; /* the generation this worker holds the role at (0: none) */
+static __thread unsigned role_gen; /* the generation this worker holds the role at */
+static __thread int holding;       /* ... while it believes it holds it (pool.gen tells) */
 
 static long long mono_ns(void)
 {
@@ -2062,8 +2095,10 @@ static void role_freed(void)
 static void hand_off(void)
 {
 	unsigned mine = role_gen;
-	role_gen = 0;
-	if (mine && atomic_compare_exchange_strong(&pool.gen, &mine, mine + 1)) {
+	if (!holding)
+		return;
+	holding = 0;
+	if (atomic_compare_exchange_strong(&pool.gen, &mine, mine + 1)) {
 		atomic_store(&pool.busy_since, 0);
 		role_freed();
 	}
@@ -2076,6 +2111,7 @@ static int take_role(void)
 		return 0;
 	atomic_store(&pool.busy_since, 0);
 	role_gen = atomic_fetch_add(&pool.gen, 1) + 1;
+	holding = 1;
 	return 1;
 }
 
@@ -2130,7 +2166,7 @@ static void *worker(void *arg)
 		exit(125);
 	}
 	for (;;) {
-		if (!role_gen && !take_role()) {
+		if (!holding && !take_role()) {
 			pool.parked++;
 			futex_call(&pool.held, FUTEX_WAIT_PRIVATE, 1); /* until the role is free */
 			pool.parked--;
@@ -2139,14 +2175,18 @@ static void *worker(void *arg)
 		memset(req, 0, pool.req_size);
 		if (ioctl(pool.listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
 			continue; /* the caller went away (ENOENT), or a signal */
-		unsigned mine = role_gen;
-		if (mine && atomic_load(&pool.gen) == mine)
-			atomic_store(&pool.busy_since, mono_ns());
+		/* (while it waited in RECV, busy_since was 0: the role was not
+		 * taken from it, and only it hands the role on) */
+		long long since = mono_ns();
+		atomic_store(&pool.busy_since, since);
 		serve_one(pool.listener, req);
-		if (role_gen && atomic_load(&pool.gen) != role_gen)
-			role_gen = 0; /* the watchdog gave it away meanwhile */
-		else if (role_gen)
-			atomic_store(&pool.busy_since, 0);
+		if (holding) {
+			/* its own mark only: the watchdog may have given the role
+			 * away meanwhile, and the next holder made its own */
+			atomic_compare_exchange_strong(&pool.busy_since, &since, 0);
+			if (atomic_load(&pool.gen) != role_gen)
+				holding = 0;
+		}
 	}
 	return NULL;
 }
@@ -2241,6 +2281,7 @@ int main(int argc, char **argv)
 	pool.req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
 	                                                                    : sizeof(struct seccomp_notif);
 	look_at_self();
+	jail_resolve_self = caller_self;
 	int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
 	int status = -1;
 	if (pidfd < 0 || start_worker() != 0) {

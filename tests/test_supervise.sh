@@ -246,6 +246,17 @@ if command -v python3 >/dev/null; then
 	wait "$outsider" 2>/dev/null
 	run sh -c 'echo x >touched; touch touched && echo ok'
 	check "touch (futimens on a descriptor) works" test "$out" = ok
+	# names that reach /proc/self without saying so: relative to /dev, and
+	# through a symlink of the caller's; the supervisor's own stdin differs
+	echo mine >"$P/mine.txt"
+	echo theirs >"$P/theirs.txt"
+	ln -sf /dev/stdin "$P/in-link"
+	out=$("$JAILRUN" --quiet --supervise -- sh -c "cd /dev && python3 '$RAW' read stdin <'$P/mine.txt'" \
+		<"$P/theirs.txt" 2>&1)
+	check "a raw open of stdin relative to /dev is the caller's stdin" test "$out" = "ok mine"
+	out=$("$JAILRUN" --quiet --supervise -- sh -c "python3 '$RAW' read in-link <'$P/mine.txt'" <"$P/theirs.txt" 2>&1)
+	check "a raw open through a symlink to /dev/stdin is the caller's stdin" test "$out" = "ok mine"
+	rm -f "$P/in-link"
 	run python3 "$RAW" io_uring
 	check "io_uring_setup is unavailable (its file calls would go unseen)" test "$out" = "err ENOSYS"
 	# a caller's paths name what they name for the supervisor: its root and
@@ -272,6 +283,16 @@ if command -v python3 >/dev/null; then
 	check "setns to a namespace of any kind is refused" test "$out" = "err EPERM"
 	run python3 "$RAW" setns /proc/self/ns/mnt $NEWNS
 	check "setns to a mount namespace is refused" test "$out" = "err EPERM"
+	# a detached mount's directories read as "/" in /proc: a name relative
+	# to one would be judged as another
+	if [ "$(id -u)" = 0 ]; then
+		out=$("$JAILRUN" --quiet -- python3 "$RAW" open_tree /etc 2>&1)
+		check "control: without the supervisor, open_tree(OPEN_TREE_CLONE) works here" test "$out" = ok
+	fi
+	run python3 "$RAW" open_tree /etc
+	check "open_tree(OPEN_TREE_CLONE) is refused" test "$out" = "err EPERM"
+	run python3 "$RAW" fsopen proc
+	check "fsopen is refused" test "$out" = "err EPERM"
 	if [ "$(id -u)" = 0 ] || [ "$(cat /proc/sys/kernel/unprivileged_userns_clone 2>/dev/null || echo 1)" = 1 ]; then
 		run python3 "$RAW" unshare $NEWUSER
 		check "a user namespace alone (it names no path otherwise) is allowed" test "$out" = ok
@@ -471,6 +492,24 @@ if [ "$(id -u)" = 0 ] && [ "$kernel" = 1 ] && command -v setpriv >/dev/null; the
 	check "a root caller without capabilities is refused (the supervisor has them)" test "$out" = "err EACCES"
 	run tools/probe open theirfile r
 	check "control: a root caller with them is served" test "$out" = ok
+	# capabilities are a user namespace's: one that drops them all and makes
+	# a user namespace has them all there (the supervisor runs with all of
+	# them here too, in a user namespace of the test's, as root on a host)
+	echo root-only >"$P/zero"
+	chmod 000 "$P/zero"
+	if command -v unshare >/dev/null && unshare -U -r true 2>/dev/null; then
+		out=$(unshare -U -r -- "$JAILRUN" --quiet --supervise -- python3 "$RAW" userns-read zero 2>&1)
+		check "a caller with no capability left that made a user namespace is refused" test "$out" = "err EACCES"
+	else
+		skipped "a caller that made a user namespace" "unshare -U is not available here"
+	fi
+	# groups: a supervisor without CAP_CHOWN keeps them meaningful (a group
+	# given away by a caller that left it)
+	chmod 0644 "$P/zero"
+	out=$(setpriv --groups 0,50 --bounding-set=-all,+dac_override,+dac_read_search,+fowner,+setgid --inh-caps=-all \
+		-- "$JAILRUN" --quiet --supervise -- python3 "$RAW" chgrp-dropped zero 50 2>&1)
+	check "a caller that left a group cannot give a file to it through the supervisor" \
+		test "$out" = "err EACCES" -a "$(stat -c %g "$P/zero")" = 0
 fi
 
 # ---- a jail inside a supervised jail: refused, never half-confined ----

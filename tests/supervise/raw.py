@@ -32,6 +32,10 @@ the shim's syscall page, as a program aimed at libjail could). x86_64. Prints
   raw.py chroot PATH | unshare FLAGS | clone FLAGS | clone3 | setns NSFILE NSTYPE
                                  the calls that change a process's root or mount namespace
                                  (FLAGS, NSTYPE: numbers); a child made returns at once
+  raw.py open_tree PATH | fsopen FSTYPE   the mount API's detached mounts (OPEN_TREE_CLONE)
+  raw.py userns-read PATH        drop every capability, make a user namespace (where they are
+                                 all back), then read PATH's first line
+  raw.py chgrp-dropped PATH GID  drop the supplementary groups but 0, then chown PATH to GID
 """
 import ctypes
 import errno
@@ -58,7 +62,8 @@ SYS = {"openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "newfsta
        "openat2": 437, "connect": 42, "statfs": 137, "getxattr": 191, "lgetxattr": 192, "setxattr": 188,
        "lsetxattr": 189, "listxattr": 194, "removexattr": 197, "getxattrat": 464,
        "sendto": 44, "sendmsg": 46, "sendmmsg": 307,
-       "chroot": 161, "unshare": 272, "clone": 56, "clone3": 435, "setns": 308}
+       "chroot": 161, "unshare": 272, "clone": 56, "clone3": 435, "setns": 308,
+       "open_tree": 428, "fsopen": 430, "capset": 126, "setgroups": 116, "fchownat": 260}
 AT_EMPTY_PATH = 0x1000
 AT_FDCWD = -100
 keep = []
@@ -270,6 +275,22 @@ elif op in ("clone", "clone3"):
 elif op == "setns":
     nsfd = os.open(sys.argv[2], os.O_RDONLY)
     call("setns", nsfd, int(sys.argv[3], 0))
+    print("ok")
+elif op == "open_tree":
+    call("open_tree", AT_FDCWD, sys.argv[2], 1 | os.O_CLOEXEC)  # OPEN_TREE_CLONE
+    print("ok")
+elif op == "fsopen":
+    call("fsopen", sys.argv[2], 0)
+    print("ok")
+elif op == "userns-read":
+    header = mem((0x20080522).to_bytes(4, "little") + bytes(4))  # _LINUX_CAPABILITY_VERSION_3, this thread
+    call("capset", header, mem(bytes(24)))  # no capability, effective, permitted or inheritable
+    call("unshare", 0x10000000)  # CLONE_NEWUSER
+    fd = call("openat", fd_cwd, sys.argv[2], os.O_RDONLY, 0)
+    print("ok " + os.read(fd, 4096).decode().splitlines()[0])
+elif op == "chgrp-dropped":
+    call("setgroups", 1, mem((0).to_bytes(4, "little")))
+    call("fchownat", fd_cwd, sys.argv[2], -1 & 0xFFFFFFFF, int(sys.argv[3]), 0)
     print("ok")
 elif op == "io_uring":
     params = ctypes.create_string_buffer(120)
