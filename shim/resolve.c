@@ -45,8 +45,6 @@ struct walker {
 	struct jail_resolved *out;
 };
 
-long (*jail_resolve_self)(const char *link, char *buf, size_t bufsz);
-
 static int starts_with(const char *s, const char *prefix)
 {
 	return strncmp(s, prefix, strlen(prefix)) == 0;
@@ -300,9 +298,6 @@ static int walk(struct walker *k)
 		}
 		size_t ins = k->w[rest_start] != '\0' && k->w[rest_start] != '/';
 		long n = jail_os_readlinkat(AT_FDCWD, k->res, k->w, rest_start);
-		if (n >= 0 && jail_resolve_self &&
-		    (strcmp(k->res, "/proc/self") == 0 || strcmp(k->res, "/proc/thread-self") == 0))
-			n = jail_resolve_self(k->res, k->w, rest_start); /* the process walked for */
 		if (n == -EINVAL)
 			continue; /* exists, not a link */
 		if (n == -ENOENT && last) {
@@ -524,7 +519,7 @@ int jail_resolve(int dirfd, const char *path, unsigned flags, struct jail_resolv
 		memcpy(out->path, out->given, strlen(out->given) + 1);
 		return 0;
 	}
-	if (!(flags & JAIL_RES_SLOW) && !out->deleted && !jail_resolve_self && middle(&k, dirfd, path, plen))
+	if (!(flags & JAIL_RES_SLOW) && !out->deleted && middle(&k, dirfd, path, plen))
 		return 0;
 	/* the slow walk starts again from the base */
 	out->kind = JAIL_OBJ_PATH;

@@ -46,17 +46,6 @@ struct jail_resolved {
 int jail_resolve(int dirfd, const char *path, unsigned flags, struct jail_resolved *out);
 
 /*
- * Set by a program that resolves names for another process (the
- * supervisor): what /proc/self and /proc/thread-self lead to for that
- * process (the text of the link, in buf; its length, or -errno). Then a walk
- * never lets the kernel follow links in the caller's stead (no O_PATH open
- * of a name with a symlink on the way): such a link may lead through
- * /proc/self, which the kernel would take as the resolving process. NULL
- * in the library, where /proc/self is the caller.
- */
-extern long (*jail_resolve_self)(const char *link, char *buf, size_t bufsz);
-
-/*
  * The first half of the fast route, for a hook that will make the
  * symlink-refusing call itself: fills out->given (and out->path with the
  * same) from the path's lexical form, costing a system call only for a

@@ -22,6 +22,8 @@
  *     move_mount, mount_setattr, open_tree_attr: a directory of a detached
  *     mount reads as "/" in /proc). So a path a caller gives names, for the
  *     supervisor, the object it names for the caller, with no per-call check.
+ *     mount and umount2 fail with EPERM too: a jail run as root would
+ *     otherwise bind a denied tree under an allowed name.
  */
 #define _GNU_SOURCE
 #include "supervise.h"
@@ -101,8 +103,10 @@ int jail_seccomp_install(unsigned flags)
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_NR_MOUNT_SETATTR, 1, 0);
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, JAIL_NR_OPEN_TREE_ATTR, 0, 1);
 	f[n++] = RET_ERRNO(EPERM);
-	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_chroot, 1, 0);
-	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pivot_root, 0, 1);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_chroot, 3, 0);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pivot_root, 2, 0);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_mount, 1, 0);
+	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_umount2, 0, 1);
 	f[n++] = RET_ERRNO(EPERM);
 	f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setns, 0, 4);
 	f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])); /* nstype, an int */

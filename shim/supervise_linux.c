@@ -399,19 +399,6 @@ static int same_identity(const struct caller *c)
 	return identity(c->tid, theirs, sizeof(theirs)) == 0 && strcmp(self_view.identity, theirs) == 0;
 }
 
-/* What /proc/self and /proc/thread-self lead to in the names a worker
- * walks for its caller (resolve.h): the caller's own directory, never the
- * supervisor's. */
-static __thread pid_t walking_for;
-
-static long caller_self(const char *link, char *buf, size_t bufsz)
-{
-	if (walking_for <= 0)
-		return jail_os_readlinkat(AT_FDCWD, link, buf, bufsz);
-	int n = snprintf(buf, bufsz, "%d", (int)walking_for);
-	return n < 0 || (size_t)n >= bufsz ? -ENAMETOOLONG : n;
-}
-
 /* Names that mean "this process" mean the caller here: /proc/self,
  * /proc/thread-self, and the /dev aliases that lead to them. */
 static int translate(const struct caller *c, const char *in, char *out, size_t cap)
@@ -2032,9 +2019,7 @@ static void serve_one(int listener, struct seccomp_notif *req)
 {
 	struct caller c = {.req = req, .listener = listener, .tid = (pid_t)req->pid, .fds = {-1, -1}};
 	jail_report_for(c.tid, program_of, 1);
-	walking_for = c.tid;
 	long rc = handle(&c);
-	walking_for = 0;
 	if (c.unseen && rc == -EFAULT)
 		rc = -EACCES; /* it could not be seen what it asks: refused */
 	for (int i = 0; i < 2; i++)
@@ -2061,8 +2046,11 @@ static void serve_one(int listener, struct seccomp_notif *req)
  * loses the role to the main thread's watchdog after STUCK_NS, so a call
  * held for minutes holds its own worker alone, never the jail. Past
  * WORKERS_MAX busy workers, calls wait in the kernel for one.
- * Invariant: pool.gen changes whenever the role changes hands; a worker
- * holds the role while pool.gen equals its own role_gen. */
+ * Invariant: while the holder serves a call, pool.busy_since holds the
+ * time it took the call (its token; 0 while it waits in RECV, when nothing
+ * takes the role from it). Giving the role up -- the holder's hand_off, or
+ * the watchdog -- is one compare-and-swap of that token to 0: exactly one of
+ * them frees the role, and a holder whose token is gone has lost it. */
 #define WORKERS_MAX 256
 #define STUCK_NS (50 * 1000000LL)
 
@@ -2070,13 +2058,12 @@ static struct {
 	int listener;
 	size_t req_size;
 	_Atomic int started, parked;
-	_Atomic int held; /* futex word: 1 while some worker holds the role */
-	_Atomic unsigned gen;
-	_Atomic long long busy_since; /* when the holder took its call (0: waiting in RECV) */
+	_Atomic int held;             /* futex word: 1 while some worker holds the role */
+	_Atomic long long busy_since; /* the holder's token: when it took its call (0: in RECV) */
 } pool;
 
-static __thread unsigned role_gen; /* the generation this worker holds the role at */
-static __thread int holding;       /* ... while it believes it holds it (pool.gen tells) */
+static __thread int holding;       /* this worker holds the role ... */
+static __thread long long my_since; /* ... with this token (0: in RECV) */
 
 static long long mono_ns(void)
 {
@@ -2106,14 +2093,13 @@ static void role_freed(void)
  * another worker receives meanwhile. */
 static void hand_off(void)
 {
-	unsigned mine = role_gen;
+	long long mine = my_since;
 	if (!holding)
 		return;
 	holding = 0;
-	if (atomic_compare_exchange_strong(&pool.gen, &mine, mine + 1)) {
-		atomic_store(&pool.busy_since, 0);
-		role_freed();
-	}
+	my_since = 0;
+	if (mine && atomic_compare_exchange_strong(&pool.busy_since, &mine, 0))
+		role_freed(); /* (otherwise the watchdog freed it already) */
 }
 
 static int take_role(void)
@@ -2121,9 +2107,8 @@ static int take_role(void)
 	int free_ = 0;
 	if (!atomic_compare_exchange_strong(&pool.held, &free_, 1))
 		return 0;
-	atomic_store(&pool.busy_since, 0);
-	role_gen = atomic_fetch_add(&pool.gen, 1) + 1;
 	holding = 1;
+	my_since = 0;
 	return 1;
 }
 
@@ -2131,13 +2116,9 @@ static int take_role(void)
  * one call for longer than STUCK_NS loses the role. */
 static void watch_role(void)
 {
-	unsigned g = atomic_load(&pool.gen);
 	long long since = atomic_load(&pool.busy_since);
-	if (since && mono_ns() - since > STUCK_NS && atomic_load(&pool.busy_since) == since &&
-	    atomic_compare_exchange_strong(&pool.gen, &g, g + 1)) {
-		atomic_store(&pool.busy_since, 0);
+	if (since && mono_ns() - since > STUCK_NS && atomic_compare_exchange_strong(&pool.busy_since, &since, 0))
 		role_freed();
-	}
 }
 
 static void *worker(void *arg);
@@ -2187,17 +2168,17 @@ static void *worker(void *arg)
 		memset(req, 0, pool.req_size);
 		if (ioctl(pool.listener, SECCOMP_IOCTL_NOTIF_RECV, req) != 0)
 			continue; /* the caller went away (ENOENT), or a signal */
-		/* (while it waited in RECV, busy_since was 0: the role was not
-		 * taken from it, and only it hands the role on) */
-		long long since = mono_ns();
-		atomic_store(&pool.busy_since, since);
+		long long none = 0, since = mono_ns();
+		if (atomic_compare_exchange_strong(&pool.busy_since, &none, since))
+			my_since = since;
+		else
+			holding = 0; /* (a token it did not set: not its role; cannot happen) */
 		serve_one(pool.listener, req);
 		if (holding) {
-			/* its own mark only: the watchdog may have given the role
-			 * away meanwhile, and the next holder made its own */
-			atomic_compare_exchange_strong(&pool.busy_since, &since, 0);
-			if (atomic_load(&pool.gen) != role_gen)
-				holding = 0;
+			long long mine = my_since;
+			my_since = 0;
+			if (!atomic_compare_exchange_strong(&pool.busy_since, &mine, 0))
+				holding = 0; /* the watchdog took the role meanwhile */
 		}
 	}
 	return NULL;
@@ -2293,7 +2274,6 @@ int main(int argc, char **argv)
 	pool.req_size = sizes.seccomp_notif > sizeof(struct seccomp_notif) ? sizes.seccomp_notif
 	                                                                    : sizeof(struct seccomp_notif);
 	look_at_self();
-	jail_resolve_self = caller_self;
 	int pidfd = (int)syscall(SYS_pidfd_open, child, 0);
 	int status = -1;
 	if (pidfd < 0 || start_worker() != 0) {

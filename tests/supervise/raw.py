@@ -33,6 +33,7 @@ the shim's syscall page, as a program aimed at libjail could). x86_64. Prints
                                  the calls that change a process's root or mount namespace
                                  (FLAGS, NSTYPE: numbers); a child made returns at once
   raw.py open_tree PATH | fsopen FSTYPE   the mount API's detached mounts (OPEN_TREE_CLONE)
+  raw.py bind SOURCE TARGET      mount(SOURCE, TARGET, NULL, MS_BIND)
   raw.py userns-read PATH        drop every capability, make a user namespace (where they are
                                  all back), then read PATH's first line
   raw.py chgrp-dropped PATH GID  drop the supplementary groups but 0, then chown PATH to GID
@@ -63,7 +64,7 @@ SYS = {"openat": 257, "mkdirat": 258, "unlinkat": 263, "renameat": 264, "newfsta
        "lsetxattr": 189, "listxattr": 194, "removexattr": 197, "getxattrat": 464,
        "sendto": 44, "sendmsg": 46, "sendmmsg": 307,
        "chroot": 161, "unshare": 272, "clone": 56, "clone3": 435, "setns": 308,
-       "open_tree": 428, "fsopen": 430, "capset": 126, "setgroups": 116, "fchownat": 260}
+       "open_tree": 428, "fsopen": 430, "mount": 165, "capset": 126, "setgroups": 116, "fchownat": 260}
 AT_EMPTY_PATH = 0x1000
 AT_FDCWD = -100
 keep = []
@@ -278,6 +279,9 @@ elif op == "setns":
     print("ok")
 elif op == "open_tree":
     call("open_tree", AT_FDCWD, sys.argv[2], 1 | os.O_CLOEXEC)  # OPEN_TREE_CLONE
+    print("ok")
+elif op == "bind":
+    call("mount", sys.argv[2], sys.argv[3], 0, 4096, 0)  # MS_BIND
     print("ok")
 elif op == "fsopen":
     call("fsopen", sys.argv[2], 0)
