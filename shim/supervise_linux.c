@@ -408,6 +408,7 @@ static int translate(const struct caller *c, const char *in, char *out, size_t c
 	} alias[] = {{"/proc/self", ""},     {"/proc/thread-self", ""}, {"/dev/fd", "/fd"},
 	             {"/dev/stdin", "/fd/0"}, {"/dev/stdout", "/fd/1"}, {"/dev/stderr", "/fd/2"}};
 	char norm[PATH_MAX];
+	const char *given = in;
 	if (in[0] == '/') { /* "//proc/self", "/proc/./self": the same names */
 		if (jail_path_normalize(in, norm, sizeof(norm)) < 0)
 			return -ENAMETOOLONG;
@@ -420,9 +421,12 @@ static int translate(const struct caller *c, const char *in, char *out, size_t c
 			return w < 0 || (size_t)w >= cap ? -ENAMETOOLONG : 0;
 		}
 	}
-	if (strlen(in) >= cap)
+	/* any other name as given: its lexical form would take ".." after a
+	 * symlink from the link's parent, where the kernel climbs from the
+	 * link's target (the resolver does as the kernel does) */
+	if (strlen(given) >= cap)
 		return -ENAMETOOLONG;
-	strcpy(out, in);
+	strcpy(out, given);
 	return 0;
 }
 

@@ -251,6 +251,14 @@ if command -v python3 >/dev/null; then
 	wait "$outsider" 2>/dev/null
 	run sh -c 'echo x >touched; touch touched && echo ok'
 	check "touch (futimens on a descriptor) works" test "$out" = ok
+	# ".." after a symlink climbs from the link's target, as in the kernel
+	mkdir -p "$P/real/sub"
+	ln -sfn real/sub "$P/Ls"
+	echo inproj >"$P/f"
+	echo inreal >"$P/real/f"
+	run python3 "$RAW" read "$P/Ls/../f"
+	check "a raw open of LINK/../f reaches the file beside the link's target" test "$out" = "ok inreal"
+	rm -rf "$P/real" "$P/Ls" "$P/f"
 	# names that reach /proc/self without saying so are walked, and opened,
 	# as the supervisor's own (libjail(7)): its /proc entries stay refused
 	mkdir -p "$P/a"
