@@ -232,8 +232,8 @@ static mode_t caller_umask(const struct caller *c)
 }
 
 /* Who a process is, as far as the supervisor making calls for it cares:
- * its user and group ids (real, effective, saved, file system) and its
- * effective capabilities. */
+ * its user and group ids (real, effective, saved, file system), its
+ * effective capabilities and the user namespace they belong to. */
 struct who {
 	__u32 ids[8];
 	__u32 caps[2];
@@ -337,10 +337,9 @@ static int who_pidfd(pid_t tid, int fresh)
 static int who_is(pid_t tid, struct who *w)
 {
 	struct pidfd_creds info;
-	int ok = -1;
+	int ok = -1, fd = -1;
 	for (int fresh = 0; fresh < 2 && ok != 0; fresh++) {
-		int fd = who_pidfd(tid, fresh);
-		if (fd < 0)
+		if ((fd = who_pidfd(tid, fresh)) < 0)
 			return -1;
 		info = (struct pidfd_creds){.mask = JAIL_PIDFD_INFO_CREDS};
 		ok = ioctl(fd, JAIL_PIDFD_GET_INFO, &info) == 0 && (info.mask & JAIL_PIDFD_INFO_CREDS) ? 0 : -1;
@@ -354,7 +353,7 @@ static int who_is(pid_t tid, struct who *w)
 	struct stat ns;
 	if (syscall(SYS_capget, &h, d) != 0)
 		return -1;
-	int nsfd = ioctl(who_pidfd(tid, 0), JAIL_PIDFD_GET_USER_NAMESPACE, 0);
+	int nsfd = ioctl(fd, JAIL_PIDFD_GET_USER_NAMESPACE, 0);
 	if (nsfd < 0)
 		return -1;
 	int seen = fstat(nsfd, &ns);
@@ -368,7 +367,7 @@ static int who_is(pid_t tid, struct who *w)
 }
 
 /* The caller is who the supervisor is (user, groups, effective
- * capabilities), or the calls made for it would carry other rights than its own: a jail run as root whose
+ * capabilities, user namespace), or the calls made for it would carry other rights than its own: a jail run as root whose
  * programs drop privileges is refused here, never served as root. */
 static int same_identity(const struct caller *c)
 {
@@ -728,6 +727,24 @@ static int same_mount(int base, int fd)
 	return a.stx_mnt_id == b.stx_mnt_id;
 }
 
+/* The shim's common route (hooks_open.c), for an absolute name: decided on
+ * its lexical form, opened with openat2(RESOLVE_NO_SYMLINKS), whose success
+ * proves that form is the object. An fd, the kernel's own error for a
+ * symlink-free walk, or -ELOOP for the exact route (a symlink on the way, a
+ * refusal to explain, /proc, flags openat2 is stricter about). Relative
+ * names always take the exact route: their lexical form starts from the
+ * name /proc gives the base directory, which need not lead back to it (a
+ * directory of a detached mount reads as "/"); the exact route acts on the
+ * path it checked. */
+static long common_route(const char *name, enum jail_access a, struct jail_resolved *r, long flags, long mode)
+{
+	if (name[0] != '/' || jail_resolve_lexical(AT_FDCWD, name, r) != 0 || via_proc(r->given) ||
+	    !jail_allowed_quietly(r->given, a))
+		return -ELOOP;
+	long fd = jail_os_open_checked(AT_FDCWD, name, (int)flags, (unsigned)mode);
+	return fd == -ENOSYS || fd == -EINVAL ? -ELOOP : fd;
+}
+
 static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd, const char *path, long flags,
                     long mode, unsigned long long resolve)
 {
@@ -745,22 +762,14 @@ static long do_open(struct caller *c, const struct jail_sup_row *row, long dirfd
 	int creates = (flags & O_CREAT) || (flags & __O_TMPFILE);
 	mode_t old = creates ? umask(caller_umask(c)) : 0;
 	long fd = -ELOOP;
-	/* the shim's common route (hooks_open.c): decided on the name's lexical
-	 * form, opened with openat2(RESOLVE_NO_SYMLINKS), whose success proves
-	 * that form is the object; a symlink on the way (ELOOP), a refusal to
-	 * explain, /proc, a FIFO or the caller's own RESOLVE flags take the
-	 * exact route below. Absolute names only: a relative one's lexical form
-	 * starts from the name /proc gives its base directory, which need not
-	 * lead back to it (a directory of a detached mount reads as "/"); the
-	 * exact route acts on the path it checked. */
+	/* the common route (absolute names), unless the caller asked for
+	 * RESOLVE flags or opens a FIFO (handed to a thread of its own on the
+	 * exact route) */
 	struct stat st;
-	if (!resolve && name[0] == '/' && jail_resolve_lexical(base, name, &r) == 0 && !via_proc(r.given) &&
-	    jail_allowed_quietly(r.given, a) &&
-	    ((flags & (O_NONBLOCK | O_PATH)) || fstatat(base, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISFIFO(st.st_mode))) {
-		fd = jail_os_open_checked(base, name, (int)flags | O_CLOEXEC, (unsigned)mode);
-		if (fd == -ENOSYS || fd == -EINVAL)
-			fd = -ELOOP; /* flags openat2 is stricter about: the exact route */
-	}
+	if (!resolve && name[0] == '/' &&
+	    ((flags & (O_NONBLOCK | O_PATH)) || fstatat(AT_FDCWD, name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	     !S_ISFIFO(st.st_mode)))
+		fd = common_route(name, a, &r, flags | O_CLOEXEC, mode);
 	for (int attempt = 0; attempt < RETRIES && fd == -ELOOP; attempt++) {
 		rc = check_here(c, base, name, a, rf, row->name, &r);
 		if (rc) {
@@ -1231,19 +1240,12 @@ static long meta_on(struct caller *c, const struct jail_sup_row *row, int base, 
 	enum jail_access a = reads ? JAIL_META : JAIL_WRITE;
 	if (row->op == JAIL_SUP_READLINK)
 		nofollow = 1, rf |= JAIL_RES_NOFOLLOW;
-	/* the common route, as for an open (do_open): an absolute name decided
-	 * on its lexical form, pinned with openat2(RESOLVE_NO_SYMLINKS), which
-	 * proves it (with O_PATH|O_NOFOLLOW, a final symlink is pinned itself);
-	 * otherwise, and for extended attributes (made by the name), the exact
+	/* the common route pins the object (O_PATH|O_NOFOLLOW pins a final
+	 * symlink itself); extended attributes are made by the name: the exact
 	 * route */
 	int xattr = row->op == JAIL_SUP_GETXATTR || row->op == JAIL_SUP_SETXATTR || row->op == JAIL_SUP_LISTXATTR ||
 	            row->op == JAIL_SUP_REMOVEXATTR;
-	long pin = -ELOOP;
-	if (!xattr && name[0] == '/' && jail_resolve_lexical(base, name, &r) == 0 && !via_proc(r.given) &&
-	    jail_allowed_quietly(r.given, a))
-		pin = jail_os_open_checked(base, name, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0);
-	if (pin == -ENOSYS || pin == -EINVAL)
-		pin = -ELOOP;
+	long pin = xattr ? -ELOOP : common_route(name, a, &r, O_PATH | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0), 0);
 	if (pin != -ELOOP) {
 		/* pinned, or the kernel's own answer for a symlink-free walk */
 	} else if ((rc = check_here(c, base, name, a, rf, row->name, &r))) {
