@@ -314,13 +314,13 @@ JAIL_EXPORT void updwtmp(const char *path, const struct utmp *u)
  * internal readlink calls the shim does not see, each one a round trip to
  * a supervisor. The name is decided as a stat of it is; then the object is
  * opened O_PATH through the syscall page and its name read back from
- * /proc/self/fd, the kernel's own answer, which is decided too (a name
- * swapped in between reveals nothing that is not allowed). glibc's walk
- * still answers every failure (its errno, and what it leaves in the
- * buffer) and any name the kernel gives without a path ("pipe:[N]"), or
- * whose text is ambiguous (a " (deleted)" ending). */
-/* 0 and the name in out; -errno for a refusal (already reported); 1 for
- * glibc's walk to answer */
+ * /proc/thread-self/fd, the kernel's own answer, which is decided too (a
+ * name swapped in between reveals nothing that is not allowed). glibc's
+ * walk still answers every other failure (its errno, and what it leaves in
+ * the buffer) and any name the kernel gives without a path ("pipe:[N]"),
+ * or whose text is ambiguous (a " (deleted)" ending).
+ * Returns 0 and the name in out; -errno for a refusal (already reported);
+ * 1 for glibc's walk to answer. */
 static int kernel_canonical(const char *path, char out[PATH_MAX])
 {
 	if (!path || !*path)
@@ -445,45 +445,20 @@ static int temp_file(char *tmpl, int suffixlen, int flags, const char *op)
 	return finish(fd);
 }
 
-JAIL_EXPORT int mkstemp(char *t)
-{
-	return temp_file(t, 0, 0, "mkstemp");
-}
+#define TEMP_HOOK(name, params, suffixlen, flags)                                                           \
+	JAIL_EXPORT int name params                                                                            \
+	{                                                                                                      \
+		return temp_file(t, suffixlen, flags, #name);                                                  \
+	}
 
-JAIL_EXPORT int mkstemp64(char *t)
-{
-	return temp_file(t, 0, 0, "mkstemp64");
-}
-
-JAIL_EXPORT int mkostemp(char *t, int f)
-{
-	return temp_file(t, 0, f, "mkostemp");
-}
-
-JAIL_EXPORT int mkostemp64(char *t, int f)
-{
-	return temp_file(t, 0, f, "mkostemp64");
-}
-
-JAIL_EXPORT int mkstemps(char *t, int s)
-{
-	return temp_file(t, s, 0, "mkstemps");
-}
-
-JAIL_EXPORT int mkstemps64(char *t, int s)
-{
-	return temp_file(t, s, 0, "mkstemps64");
-}
-
-JAIL_EXPORT int mkostemps(char *t, int s, int f)
-{
-	return temp_file(t, s, f, "mkostemps");
-}
-
-JAIL_EXPORT int mkostemps64(char *t, int s, int f)
-{
-	return temp_file(t, s, f, "mkostemps64");
-}
+TEMP_HOOK(mkstemp, (char *t), 0, 0)
+TEMP_HOOK(mkstemp64, (char *t), 0, 0)
+TEMP_HOOK(mkostemp, (char *t, int f), 0, f)
+TEMP_HOOK(mkostemp64, (char *t, int f), 0, f)
+TEMP_HOOK(mkstemps, (char *t, int s), s, 0)
+TEMP_HOOK(mkstemps64, (char *t, int s), s, 0)
+TEMP_HOOK(mkostemps, (char *t, int s, int f), s, f)
+TEMP_HOOK(mkostemps64, (char *t, int s, int f), s, f)
 
 JAIL_EXPORT char *mkdtemp(char *t)
 {
