@@ -8,6 +8,8 @@
  *  2. Real symbols are looked up once, by the constructor (dlsym may take
  *     locks); a hook that runs before the constructor looks its own up. The
  *     table is written with relaxed atomics: any racer stores the same value.
+ *  3. The constructor also routes the C library's own file calls through
+ *     the shim (detours.def, detour_linux.c), once the real symbols are known.
  */
 #define _GNU_SOURCE
 #include "shim.h"
@@ -85,6 +87,7 @@ __attribute__((constructor)) static void jail_init(void)
 	jail_config();
 	for (int i = 0; i < JAIL_NHOOKS; i++)
 		jail_real(i);
+	jail_detour_install();
 }
 
 /* fopen-style modes that write: w, a, or + */

@@ -199,6 +199,8 @@ JAIL_EXPORT int execlp(const char *file, const char *arg, ...)
 
 /* ---- posix_spawn ---- */
 
+__thread long jail_spawner;
+
 static int recheck_actions(const posix_spawn_file_actions_t *fa, const char *path, const char *op);
 
 static int spawn_checked(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
@@ -213,7 +215,9 @@ static int spawn_checked(pid_t *pid, const char *path, const posix_spawn_file_ac
 	int agent = rc == 0 && jail_is_agent(prog);
 	if (rc || (rc = jail_env_build(envp, agent, &e)) != 0)
 		return -rc;
+	jail_spawner = jail_os_gettid(); /* the child shares this thread's TLS: see jail_libc_open */
 	rc = ((spawn_fn)jail_real(JAIL_ID_posix_spawn))(pid, agent ? prog : path, fa, attr, argv, e.envp); /* as run() */
+	jail_spawner = 0;
 	jail_env_free(&e);
 	return rc;
 }

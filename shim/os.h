@@ -57,6 +57,9 @@ long jail_os_syscall_page(void);
 long jail_os_sys(long nr, long a, long b, long c, long d, long e);
 
 long jail_os_openat(int dirfd, const char *path, int flags, unsigned mode);
+/* openat(2) from the shim's own code, never from the syscall page: a
+ * supervisor decides it as it decides any program's call. */
+long jail_os_openat_outside(int dirfd, const char *path, int flags, unsigned mode);
 long jail_os_read(int fd, void *buf, size_t n);
 long jail_os_pread(int fd, void *buf, size_t n, long off);
 long jail_os_write(int fd, const void *buf, size_t n);

@@ -144,6 +144,11 @@ long jail_os_open_checked(int dirfd, const char *path, int flags, unsigned mode)
 	return SYS(SYS_openat2, dirfd, path, &how, sizeof(how));
 }
 
+long jail_os_openat_outside(int dirfd, const char *path, int flags, unsigned mode)
+{
+	return jail_sys6(SYS_openat, dirfd, (long)path, flags, mode, 0, 0);
+}
+
 long jail_os_openat(int dirfd, const char *path, int flags, unsigned mode)
 {
 	return SYS(SYS_openat, dirfd, path, flags, mode);

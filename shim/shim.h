@@ -244,6 +244,17 @@ int jail_check_exec(int dirfd, const char *path, int flags, const char *op, char
 int jail_path_search(const char *file, char *out, size_t outsz, int (*try_fn)(const char *path, void *ctx),
                      void *ctx);
 
+/* detour_linux.c: routes the C library's own calls of detours.def's
+ * functions to the shim's (constructor only: see its invariants). The
+ * number of rows applied. */
+int jail_detour_install(void);
+/* hooks_open.c: the replacement for glibc's __open_nocancel. */
+int jail_libc_open(const char *path, int flags, ...);
+/* hooks_exec.c: while this thread is in the C library's posix_spawn, its
+ * thread id (else 0). glibc's child shares the thread's memory and TLS and
+ * opens the file actions' paths on a small stack of its own. */
+extern __thread long jail_spawner;
+
 /* small, allocation-free string helpers (check.c) */
 struct jail_buf {
 	char *b;

@@ -561,6 +561,17 @@ check "libc programs: the shim still refuses .git/hooks" test "$rc" -ne 0
 check "libc programs: ... and nothing was made" absent .git/hooks/pre-commit
 run sh -c 'exit 7'
 check "the command's exit status comes through the supervisor" status_is 7
+# the C library's own opens (time zone, locale data: shim/detours.def) are
+# decided by the shim too, so they cost no round trip: its refusal is the
+# line on the caller's stderr (the supervisor's goes to the log only)
+out=$("$JAILRUN" --supervise -- env TZ=":$P/.env" date 2>&1)
+rc=$?
+check "libc's own open of a denied file: refused by the shim, in the process" has "jail: denied read $P/.env"
+check "... and the program goes on" status_is 0
+cp "$BUILD/tests/hookprobe" "$P/tools/hookprobe"
+run tools/hookprobe spawn-redirect "$P/spawned" /bin/echo hi
+check "posix_spawn's child opens its file action (decided by the supervisor there)" \
+	test "$out" = "exit 0" -a "$(cat "$P/spawned" 2>/dev/null)" = hi
 
 # ---- without its supervisor the jail fails closed ----
 if [ "$kernel" = 1 ]; then

@@ -1,0 +1,112 @@
+/*
+ * detour_linux.c — routes the C library's own file calls (detours.def)
+ * through the shim, by writing a jump over the start of each function.
+ *
+ * Invariants:
+ *  1. Patched only from the constructor, before the program's main and
+ *     its threads: nothing runs the bytes while they change. The text
+ *     pages are writable and not executable meanwhile (never both), with
+ *     every signal blocked, and no C library function is called between
+ *     the two mprotects (the page being patched may hold it).
+ *  2. Only a function the C library defines, whose symbol size covers the
+ *     jump, is patched; its aliases share its code and so go with it.
+ *  3. A row that cannot be applied leaves the code as it was: the calls
+ *     then reach the kernel unchanged, where the kernel layer and a
+ *     supervisor still see them. A text page that cannot be made
+ *     executable again ends the process (125): it cannot go on.
+ *  4. x86_64 only so far; elsewhere nothing is patched.
+ */
+#define _GNU_SOURCE
+#include "shim.h"
+#include "os.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <elf.h>
+#include <link.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+struct detour {
+	const char *symbol, *version;
+	void *replacement;
+};
+
+static const struct detour detours[] = {
+#define JAIL_DETOUR(symbol, version, replacement) {#symbol, version, (void *)(replacement)},
+#include "detours.def"
+#undef JAIL_DETOUR
+};
+
+#if defined(__x86_64__)
+/* jmp *0(%rip), then the target's address: 14 bytes, no register used */
+#define JUMP_SIZE 14
+static void jump_code(unsigned char code[JUMP_SIZE], const void *to)
+{
+	uintptr_t a = (uintptr_t)to;
+	code[0] = 0xff;
+	code[1] = 0x25;
+	memset(code + 2, 0, 4);
+	for (int i = 0; i < 8; i++)
+		code[6 + i] = (unsigned char)(a >> (8 * i));
+}
+#endif
+
+static int from_libc(const char *file)
+{
+	const char *base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	return strncmp(base, "libc.so", 7) == 0;
+}
+
+#if defined(__x86_64__)
+static int apply(const struct detour *d)
+{
+	void *at = dlvsym(RTLD_NEXT, d->symbol, d->version);
+	Dl_info info;
+	const ElfW(Sym) *sym = NULL;
+	if (!at || !dladdr1(at, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym || !info.dli_fname)
+		return -ENOENT;
+	if (!from_libc(info.dli_fname) || ELF64_ST_TYPE(sym->st_info) != STT_FUNC || sym->st_size < JUMP_SIZE)
+		return -ENOEXEC;
+
+	unsigned char code[JUMP_SIZE];
+	jump_code(code, d->replacement);
+	uintptr_t page = 4096, start = (uintptr_t)at & ~(page - 1);
+	size_t len = (((uintptr_t)at + JUMP_SIZE + page - 1) & ~(page - 1)) - start;
+	uint64_t all = ~0ULL, old = 0;
+	jail_os_sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, sizeof all, 0);
+	long rc = jail_os_mprotect((void *)start, len, PROT_READ | PROT_WRITE);
+	if (rc == 0) {
+		volatile unsigned char *p = at; /* no memcpy: it may live on these pages */
+		for (int i = 0; i < JUMP_SIZE; i++)
+			p[i] = code[i];
+		if (jail_os_mprotect((void *)start, len, PROT_READ | PROT_EXEC) != 0) {
+			static const char msg[] = "jail: cannot make the C library's code executable again\n";
+			jail_os_write(2, msg, sizeof msg - 1);
+			jail_os_exit(125);
+		}
+	}
+	jail_os_sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, sizeof old, 0);
+	return (int)rc;
+}
+#else
+static int apply(const struct detour *d)
+{
+	(void)d;
+	(void)from_libc;
+	return -ENOSYS;
+}
+#endif
+
+int jail_detour_install(void)
+{
+	int applied = 0;
+	for (size_t i = 0; i < sizeof(detours) / sizeof(detours[0]); i++)
+		if (apply(&detours[i]) == 0)
+			applied++;
+	return applied;
+}
