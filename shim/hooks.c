@@ -128,6 +128,21 @@ static int jail_mode_writes(const char *m)
 /* struct stat is the kernel's own on the 64-bit architectures the shim
  * builds for, so newfstatat fills the caller's buffer as glibc would */
 #define STAT(d, p, s, f) SYS5(newfstatat, d, p, s, f, 0)
+/* faccessat as glibc makes it: faccessat2 (Linux 5.8, which every kernel
+ * with Landlock has), else glibc's own emulation of the flags */
+#ifndef SYS_faccessat2
+#define SYS_faccessat2 439
+#endif
+static long faccess(int d, const char *p, int m, int f)
+{
+	long rc = SYS5(faccessat2, d, p, m, f, 0);
+	if (rc == -ENOSYS) {
+		int (*real)(int, const char *, int, int) = JAIL_REAL(int, faccessat, (int, const char *, int, int));
+		rc = !real ? -ENOSYS : real(d, p, m, f) == 0 ? 0 : -errno;
+	}
+	return rc;
+}
+#define FACCESS(d, p, m, f) faccess((d), (p), (m), (f))
 #define MKNOD(d, p, m, v) ((v) == (dev_t)(unsigned int)(v) ? SYS5(mknodat, d, p, m, (unsigned int)(v), 0) : -EOVERFLOW)
 #define JAIL_DIRECT(ret, name, params, fail, check, call)                                                      \
 	JAIL_EXPORT ret name params                                                                            \

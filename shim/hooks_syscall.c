@@ -1,7 +1,8 @@
 /*
  * hooks_syscall.c — the generic syscall(3) function. A program (or a
  * runtime such as a language's FFI) can reach any system call through it,
- * so path-bearing calls are checked like their wrappers (syscalls.def);
+ * so path-bearing calls are checked like their wrappers (syscalls.def), and
+ * made from the syscall page where their wrappers are;
  * opens and execs are performed by the shim's own hooks; openat2 and
  * io_uring_setup fail with ENOSYS, so callers fall back to calls the shim
  * sees (openat2 resolution flags and io_uring's asynchronous opens would go
@@ -9,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "shim.h"
+#include "os.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +44,16 @@ static int MMSG(const struct mmsghdr *v, unsigned int n)
 }
 
 typedef long (*syscall_fn)(long, ...);
+
+/* a kernel answer as syscall(3) returns it */
+static long made(long r)
+{
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
 
 JAIL_EXPORT long syscall(long number, ...)
 {
@@ -78,8 +90,15 @@ JAIL_EXPORT long syscall(long number, ...)
 	case nr:                                                                                               \
 		rc = (check);                                                                                  \
 		break;
+#define JAIL_SYSCALL_DIRECT(nr, check)                                                                         \
+	case nr:                                                                                               \
+		rc = (check);                                                                                  \
+		if (rc == 0)                                                                                   \
+			return made(jail_os_sys(nr, a[0], a[1], a[2], a[3], a[4]));                            \
+		break;
 #include "syscalls.def"
 #undef JAIL_SYSCALL
+#undef JAIL_SYSCALL_DIRECT
 	default:
 		break;
 	}

@@ -573,6 +573,41 @@ run tools/hookprobe spawn-redirect "$P/spawned" /bin/echo hi
 check "posix_spawn's child opens its file action (decided by the supervisor there)" \
 	test "$out" = "exit 0" -a "$(cat "$P/spawned" 2>/dev/null)" = hi
 
+# ---- what costs a round trip: a C-library call never does ----
+# The supervisor counts the calls it receives (JAIL_SUPERVISE_STATS). Each
+# row runs a call 10 times and 210 times: the 200 more must add (almost)
+# nothing, because the shim checked them and made them from its syscall page.
+cat >"$T/calls.py" <<'EOF'
+import ctypes, os, sys
+what, n = sys.argv[1], int(sys.argv[2])
+libc = ctypes.CDLL(None, use_errno=True)  # the global scope: the shim's functions first
+buf = ctypes.create_string_buffer(512)
+for _ in range(n):
+    if what == "stat":
+        os.stat("/etc/hostname")
+    elif what == "faccessat":
+        libc.faccessat(-100, b"/etc/hostname", os.R_OK, 0)
+    elif what == "euidaccess":  # bash's test -r, through glibc's faccessat
+        libc.euidaccess(b"/etc/hostname", os.R_OK)
+    elif what == "listdir":  # opendir, whose open is glibc's internal one
+        os.listdir("/etc")
+    elif what == "getxattr":
+        libc.getxattr(b"/etc/hostname", b"user.none", buf, 512)
+    elif what == "syscall-statx":  # syscall(SYS_statx, ...), as libuv makes it
+        libc.syscall(332, -100, b"/etc/hostname", 0, 0x7ff, buf)
+EOF
+calls_for() { # WHAT N: how many calls the supervisor received
+	rm -f "$T/count"
+	JAIL_SUPERVISE_STATS=$T/count "$JAILRUN" --quiet --supervise -- python3 "$T/calls.py" "$1" "$2" >/dev/null 2>&1
+	sed -n 's/^calls //p' "$T/count" 2>/dev/null
+}
+for what in stat faccessat euidaccess listdir getxattr syscall-statx; do
+	few=$(calls_for "$what" 10)
+	many=$(calls_for "$what" 210)
+	check "200 more $what calls from a libc program cost the supervisor no call (${few:-?} and ${many:-?} received)" \
+		test -n "$few" -a -n "$many" -a "$((${many:-0} - ${few:-0}))" -lt 20
+done
+
 # ---- without its supervisor the jail fails closed ----
 if [ "$kernel" = 1 ]; then
 	# killed from outside: inside, Landlock's signal scoping (ABI 6) keeps
