@@ -179,6 +179,10 @@ static int run(char *const argv[], char *const envp[], char *out, size_t outsz)
 	return rc == 0 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* While set, where the supervisor writes how many calls it received
+ * (JAIL_SUPERVISE_STATS, read by jail-supervise from its environment). */
+static char sup_stats[PATH_MAX + 32];
+
 /* The environment of a jailed child: the shim, a compiled policy, {cwd}. */
 static char **jailed_env(const char *blob)
 {
@@ -193,7 +197,8 @@ static char **jailed_env(const char *blob)
 	env[2] = b;
 	env[3] = cwd;
 	env[4] = (char *)"PATH=/usr/bin:/bin";
-	env[5] = NULL;
+	env[5] = sup_stats[0] ? sup_stats : NULL;
+	env[6] = NULL;
 	return env;
 }
 
@@ -310,9 +315,9 @@ static double build(const char *blob, int launched)
 	char envcmd[8 * PATH_MAX];
 	if (blob && launched)
 		snprintf(envcmd, sizeof(envcmd),
-		         "env JAIL_SHIM='%s' JAIL_BLOB='%s' JAIL_CWD='%s' %s%s '%s' landlock-exec --blob '%s' --preload '%s' -- "
+		         "env %s JAIL_SHIM='%s' JAIL_BLOB='%s' JAIL_CWD='%s' %s%s '%s' landlock-exec --blob '%s' --preload '%s' -- "
 		         "sh -c \"%s\"",
-		         JAIL_SHIM_PATH, blob, dir, launched == 2 ? JAIL_SUPERVISE_PATH : "", launched == 2 ? " --" : "",
+		         sup_stats, JAIL_SHIM_PATH, blob, dir, launched == 2 ? JAIL_SUPERVISE_PATH : "", launched == 2 ? " --" : "",
 		         JAIL_CTL_PATH, blob, JAIL_SHIM_PATH, cmd);
 	else if (blob)
 		snprintf(envcmd, sizeof(envcmd), "env LD_PRELOAD='%s' JAIL_SHIM='%s' JAIL_BLOB='%s' JAIL_CWD='%s' %s",
@@ -323,6 +328,48 @@ static double build(const char *blob, int launched)
 	if (system(envcmd) != 0)
 		return -1;
 	return (now_ns() - t0) / 1e6;
+}
+
+/* How many calls the supervisor received while `fn` ran (-1: unknown). */
+static double supervisor_calls(double (*fn)(void))
+{
+	char file[PATH_MAX];
+	snprintf(file, sizeof(file), "%s/supervisor-calls", dir);
+	unlink(file);
+	snprintf(sup_stats, sizeof(sup_stats), "JAIL_SUPERVISE_STATS=%s", file);
+	double ok = fn();
+	sup_stats[0] = '\0';
+	FILE *f = fopen(file, "r");
+	unsigned long n = 0;
+	int got = f && fscanf(f, "calls %lu", &n) == 1;
+	if (f)
+		fclose(f);
+	return ok >= 0 && got ? (double)n : -1;
+}
+
+static double spawn_10(void)
+{
+	return one_launched("spawn", 10, blob10x, 1);
+}
+
+static double spawn_310(void)
+{
+	return one_launched("spawn", 310, blob10x, 1);
+}
+
+static double build_supervised(void)
+{
+	return build(blob10, 2);
+}
+
+/* What the supervised figures pay for: the calls that reach the supervisor
+ * (the C library's calls the shim makes itself never do). */
+static void report_supervisor_calls(void)
+{
+	double few = supervisor_calls(spawn_10), many = supervisor_calls(spawn_310);
+	double built = supervisor_calls(build_supervised);
+	printf("  calls the supervisor received: %.1f per /bin/true spawned, %.0f for the C build (%.1f per file)\n",
+	       few >= 0 && many >= 0 ? (many - few) / 300 : -1, built, built >= 0 ? built / 41 : -1);
 }
 
 /* The C build A/B (a failed build is said so, never counted). */
@@ -468,6 +515,7 @@ int main(int argc, char **argv)
 		for (size_t i = 0; i < sizeof(sup) / sizeof(sup[0]); i++)
 			compare_supervised(&sup[i], rounds, 0);
 		compare_builds(rounds, blob10, 1, blob10, 2, "of shim", 1.05);
+		report_supervisor_calls();
 		static const struct row raw = {"raw-open", "raw openat+close, supervised", 5000, 10.0};
 		printf("a call the supervisor makes for its caller (a raw syscall), against the same call unhooked:\n");
 		compare_supervised(&raw, rounds, 1);
