@@ -55,6 +55,15 @@ static void jump_code(unsigned char code[JUMP_SIZE], const void *to)
 }
 #endif
 
+/* The stores into the C library's code: a sanitizer has no shadow memory
+ * for a text page, so they are made uninstrumented. */
+__attribute__((noinline, no_sanitize("address", "thread"))) static void store(volatile unsigned char *to,
+                                                                              const unsigned char *code, int n)
+{
+	for (int i = 0; i < n; i++) /* no memcpy: it may live on the pages being changed */
+		to[i] = code[i];
+}
+
 static int from_libc(const char *file)
 {
 	const char *base = strrchr(file, '/');
@@ -81,9 +90,7 @@ static int apply(const struct detour *d)
 	jail_os_sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, sizeof all, 0);
 	long rc = jail_os_mprotect((void *)start, len, PROT_READ | PROT_WRITE);
 	if (rc == 0) {
-		volatile unsigned char *p = at; /* no memcpy: it may live on these pages */
-		for (int i = 0; i < JUMP_SIZE; i++)
-			p[i] = code[i];
+		store(at, code, JUMP_SIZE);
 		if (jail_os_mprotect((void *)start, len, PROT_READ | PROT_EXEC) != 0) {
 			static const char msg[] = "jail: cannot make the C library's code executable again\n";
 			jail_os_write(2, msg, sizeof msg - 1);
@@ -98,6 +105,7 @@ static int apply(const struct detour *d)
 {
 	(void)d;
 	(void)from_libc;
+	(void)store;
 	return -ENOSYS;
 }
 #endif
