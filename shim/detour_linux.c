@@ -3,18 +3,24 @@
  * through the shim, by writing a jump over the start of each function.
  *
  * Invariants:
- *  1. Patched only from the constructor, before the program's main and
- *     its threads: nothing runs the bytes while they change. The text
- *     pages are writable and not executable meanwhile (never both), with
- *     every signal blocked, and no C library function is called between
- *     the two mprotects (the page being patched may hold it).
- *  2. Only a function the C library defines, whose symbol size covers the
+ *  1. Patched only from the constructor, and only while the process has
+ *     one thread (glibc's __libc_single_threaded; a library constructor
+ *     that ran first may have started others): no one runs the bytes
+ *     while they change. Every signal is blocked meanwhile.
+ *  2. The pages stay executable throughout: they are made writable and
+ *     executable for the write, then executable again. So the other code
+ *     on them (poll, close, utimensat on this glibc) never faults, and a
+ *     process that may not have writable code (PR_SET_MDWE, systemd's
+ *     MemoryDenyWriteExecute, SELinux without execmem) is refused the
+ *     first step and keeps the code as it was. A page that cannot be made
+ *     read-only again stays writable and executable: it still works.
+ *  3. Only a function the C library defines, whose symbol size covers the
  *     jump, is patched; its aliases share its code and so go with it.
- *  3. A row that cannot be applied leaves the code as it was: the calls
- *     then reach the kernel unchanged, where the kernel layer and a
- *     supervisor still see them. A text page that cannot be made
- *     executable again ends the process (125): it cannot go on.
- *  4. x86_64 only so far; elsewhere nothing is patched.
+ *  4. A row that cannot be applied leaves the code as it was: those calls
+ *     reach the kernel unchanged, where the kernel layer and a supervisor
+ *     still see them, and the hooks check them first as before
+ *     (jail_detoured() says which).
+ *  5. x86_64 with glibc only so far; elsewhere nothing is patched.
  */
 #define _GNU_SOURCE
 #include "shim.h"
@@ -41,7 +47,7 @@ static const struct detour detours[] = {
 #undef JAIL_DETOUR
 };
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__GLIBC__)
 /* jmp *0(%rip), then the target's address: 14 bytes, no register used */
 #define JUMP_SIZE 14
 static void jump_code(unsigned char code[JUMP_SIZE], const void *to)
@@ -71,9 +77,13 @@ static int from_libc(const char *file)
 	return strncmp(base, "libc.so", 7) == 0;
 }
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__GLIBC__)
+extern char __libc_single_threaded __attribute__((weak)); /* glibc 2.32 */
+
 static int apply(const struct detour *d)
 {
+	if (&__libc_single_threaded == NULL || !__libc_single_threaded)
+		return -EBUSY; /* another thread might be running the code to be changed */
 	void *at = dlvsym(RTLD_NEXT, d->symbol, d->version);
 	Dl_info info;
 	const ElfW(Sym) *sym = NULL;
@@ -88,14 +98,10 @@ static int apply(const struct detour *d)
 	size_t len = (((uintptr_t)at + JUMP_SIZE + page - 1) & ~(page - 1)) - start;
 	uint64_t all = ~0ULL, old = 0;
 	jail_os_sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, sizeof all, 0);
-	long rc = jail_os_mprotect((void *)start, len, PROT_READ | PROT_WRITE);
+	long rc = jail_os_mprotect((void *)start, len, PROT_READ | PROT_WRITE | PROT_EXEC);
 	if (rc == 0) {
 		store(at, code, JUMP_SIZE);
-		if (jail_os_mprotect((void *)start, len, PROT_READ | PROT_EXEC) != 0) {
-			static const char msg[] = "jail: cannot make the C library's code executable again\n";
-			jail_os_write(2, msg, sizeof msg - 1);
-			jail_os_exit(125);
-		}
+		jail_os_mprotect((void *)start, len, PROT_READ | PROT_EXEC); /* refused: stays as it is (2) */
 	}
 	jail_os_sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, sizeof old, 0);
 	return (int)rc;
@@ -110,11 +116,19 @@ static int apply(const struct detour *d)
 }
 #endif
 
+static int detoured; /* the rows applied; written once, by the constructor */
+
+int jail_detoured(void)
+{
+	return __atomic_load_n(&detoured, __ATOMIC_RELAXED);
+}
+
 int jail_detour_install(void)
 {
 	int applied = 0;
 	for (size_t i = 0; i < sizeof(detours) / sizeof(detours[0]); i++)
 		if (apply(&detours[i]) == 0)
 			applied++;
+	__atomic_store_n(&detoured, applied, __ATOMIC_RELAXED);
 	return applied;
 }

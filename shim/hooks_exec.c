@@ -215,9 +215,10 @@ static int spawn_checked(pid_t *pid, const char *path, const posix_spawn_file_ac
 	int agent = rc == 0 && jail_is_agent(prog);
 	if (rc || (rc = jail_env_build(envp, agent, &e)) != 0)
 		return -rc;
+	long outer = jail_spawner; /* a spawn from a signal handler, inside another */
 	jail_spawner = jail_os_gettid(); /* the child shares this thread's TLS: see jail_libc_open */
 	rc = ((spawn_fn)jail_real(JAIL_ID_posix_spawn))(pid, agent ? prog : path, fa, attr, argv, e.envp); /* as run() */
-	jail_spawner = 0;
+	jail_spawner = outer;
 	jail_env_free(&e);
 	return rc;
 }

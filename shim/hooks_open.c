@@ -57,8 +57,12 @@ static long real_open(int dirfd, const char *path, int flags, mode_t mode)
 	return fd < 0 ? -errno : fd;
 }
 
-/* The open behind every open-like hook: an fd, or -errno. */
-static long checked_open(int dirfd, const char *path, int flags, mode_t mode, const char *op)
+typedef long (*open_fn)(int dirfd, const char *path, int flags, mode_t mode);
+
+/* The open behind every open-like hook: an fd, or -errno. Where the
+ * checked object cannot be opened exactly (see the top), `fallback` opens
+ * the name as given. */
+static long checked_open_by(int dirfd, const char *path, int flags, mode_t mode, const char *op, open_fn fallback)
 {
 	struct jail_resolved res; /* on the stack: a signal handler may open too */
 	struct jail_resolved *r = &res;
@@ -68,7 +72,7 @@ static long checked_open(int dirfd, const char *path, int flags, mode_t mode, co
 	size_t plen;
 
 	if (path == NULL)
-		return real_open(dirfd, path, flags, mode); /* EFAULT, from the kernel */
+		return fallback(dirfd, path, flags, mode); /* EFAULT, from the kernel */
 	plen = strlen(path);
 	if (jail_resolve_lexical(dirfd, path, r) == 0 && !via_proc(r->given) && jail_allowed_quietly(r->given, a)) {
 		long fd = jail_os_open_checked(dirfd, path, flags, mode);
@@ -80,7 +84,7 @@ static long checked_open(int dirfd, const char *path, int flags, mode_t mode, co
 		if (rc)
 			return rc;
 		if (r->kind != JAIL_OBJ_PATH || r->deleted || via_proc(r->given))
-			return real_open(dirfd, path, flags, mode);
+			return fallback(dirfd, path, flags, mode);
 		/* keep a trailing slash: "file/" must still fail with ENOTDIR */
 		size_t n = strlen(r->path);
 		if (plen > 0 && path[plen - 1] == '/' && n + 1 < sizeof(r->path) && n > 1) {
@@ -89,11 +93,25 @@ static long checked_open(int dirfd, const char *path, int flags, mode_t mode, co
 		}
 		long fd = jail_os_open_checked(AT_FDCWD, r->path, flags, mode);
 		if (fd == -ENOSYS || fd == -EINVAL) /* no openat2, or flags it is stricter about than open */
-			return real_open(dirfd, path, flags, mode);
+			return fallback(dirfd, path, flags, mode);
 		if (fd != -ELOOP || (rf && r->exists))
 			return fd; /* ELOOP on a final link acted on itself is the kernel's answer */
 	}
 	return -ELOOP;
+}
+
+static long checked_open(int dirfd, const char *path, int flags, mode_t mode, const char *op)
+{
+	return checked_open_by(dirfd, path, flags, mode, op, real_open);
+}
+
+/* glibc's internal open is no cancellation point, and its callers rely on
+ * that (they hold locks: pthread_getattr_np reads /proc/self/maps with one);
+ * libc's openat is one. So glibc's own opens fall back to the plain system
+ * call, outside the syscall page: a supervisor decides it again. */
+static long open_nocancel(int dirfd, const char *path, int flags, mode_t mode)
+{
+	return jail_os_openat_outside(dirfd, path, flags, mode);
 }
 
 static int finish(long rc)
@@ -150,7 +168,7 @@ int jail_libc_open(const char *path, int flags, ...)
 	va_end(ap);
 	if (jail_spawner && jail_spawner != jail_os_gettid())
 		return finish(jail_os_openat_outside(AT_FDCWD, path, flags, mode));
-	return finish(checked_open(AT_FDCWD, path, flags, mode, "open"));
+	return finish(checked_open_by(AT_FDCWD, path, flags, mode, "open", open_nocancel));
 }
 
 /* The _FORTIFY_SOURCE entry points: called without a mode and never with
@@ -322,10 +340,11 @@ JAIL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
 	              JAIL_REAL(FILE *, freopen64, (const char *, const char *, FILE *)));
 }
 
-/* updwtmp(3) appends to a file through glibc's internal open. */
+/* updwtmp(3) appends to a file through glibc's internal open: decided
+ * there when the shim routes that open to itself, here otherwise. */
 JAIL_EXPORT void updwtmp(const char *path, const struct utmp *u)
 {
-	if (jail_check_path(AT_FDCWD, path, JAIL_WRITE, 0, "updwtmp", NULL) == 0)
+	if (jail_detoured() || jail_check_path(AT_FDCWD, path, JAIL_WRITE, 0, "updwtmp", NULL) == 0)
 		JAIL_REAL(void, updwtmp, (const char *, const struct utmp *))(path, u);
 }
 

@@ -8,6 +8,7 @@
  *   hooks_open.c  open, stdio and temp-file hooks (act on the checked object)
  *   hooks_exec.c  exec and spawn hooks (the jail follows every child)
  *   exec.c        what exec needs: program inspection, child environments
+ *   detour_linux.c  routes glibc's own internal opens to the shim (detours.def)
  *
  * Invariants for everything reachable from a hook:
  *  1. No malloc, no stdio, no locks; async-signal-safe system calls only,
@@ -248,6 +249,10 @@ int jail_path_search(const char *file, char *out, size_t outsz, int (*try_fn)(co
  * functions to the shim's (constructor only: see its invariants). The
  * number of rows applied. */
 int jail_detour_install(void);
+/* detour_linux.c: nonzero once glibc's own opens (__open_nocancel) reach
+ * jail_libc_open, so a hook whose libc function opens through it need not
+ * decide the path first (it would be decided twice). */
+int jail_detoured(void);
 /* hooks_open.c: the replacement for glibc's __open_nocancel. */
 int jail_libc_open(const char *path, int flags, ...);
 /* hooks_exec.c: while this thread is in the C library's posix_spawn, its

@@ -2020,9 +2020,9 @@ static const char *program_of(long tid)
 	return comm;
 }
 
-/* Answers one notification, already received into req. */
-static _Atomic unsigned long served; /* calls received: see main's end */
+static _Atomic unsigned long served; /* calls received: see count_tell */
 
+/* Answers one notification, already received into req. */
 static void serve_one(int listener, struct seccomp_notif *req)
 {
 	atomic_fetch_add_explicit(&served, 1, memory_order_relaxed);
@@ -2211,28 +2211,36 @@ static int exit_status(int st)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
-/* JAIL_SUPERVISE_STATS=FILE (jailrun's environment, read at start): at
- * the end, "calls N" in FILE, the number of calls the supervisor received,
- * for the benchmark and the tests that show which calls cost a round trip */
-static void tell_count(const char *file)
+/* JAIL_SUPERVISE_STATS=FILE (jailrun's environment): at the end, "calls
+ * N" in FILE, the number of calls the supervisor received, for the
+ * benchmark and the tests that show which calls cost a round trip. FILE is
+ * opened before the jail exists, never through a symlink, and written
+ * through that descriptor: the jail may write where FILE is, and must not
+ * be able to point the supervisor's write elsewhere. */
+static int count_open(void)
 {
-	if (!file)
-		return;
-	FILE *f = fopen(file, "w");
-	if (f) {
-		fprintf(f, "calls %lu\n", atomic_load(&served));
-		fclose(f);
+	const char *file = getenv("JAIL_SUPERVISE_STATS");
+	int fd = file ? open(file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644) : -1;
+	unsetenv("JAIL_SUPERVISE_STATS");
+	return fd;
+}
+
+static void count_tell(int fd)
+{
+	if (fd >= 0) {
+		dprintf(fd, "calls %lu\n", atomic_load(&served));
+		close(fd);
 	}
 }
 
 int main(int argc, char **argv)
 {
-	const char *count_file = getenv("JAIL_SUPERVISE_STATS");
 	if (argc < 3 || strcmp(argv[1], "--") != 0) {
 		fprintf(stderr, "usage: %s -- COMMAND [ARG...]\n", me);
 		return 125;
 	}
 	jail_config(); /* the jail's configuration, as the shim loads it: 125 when it cannot be */
+	int count_fd = count_open();
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
 		perror(me);
@@ -2327,6 +2335,6 @@ int main(int argc, char **argv)
 			status = exit_status(st);
 		}
 	}
-	tell_count(count_file);
+	count_tell(count_fd);
 	return status;
 }

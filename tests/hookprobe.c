@@ -79,6 +79,40 @@ static int report(long rc)
 	return 0;
 }
 
+/* A thread with a cancellation pending asks for the main thread's
+ * attributes: glibc reads /proc/self/maps for them, holding the main
+ * thread's lock, through its internal open, which is no cancellation point.
+ * Were it one, the thread would end holding the lock, and the main
+ * thread's own request below would wait forever (the alarm ends it). */
+static pthread_t main_thread;
+
+static void *ask_cancelled(void *arg)
+{
+	pthread_attr_t at;
+	(void)arg;
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, NULL);
+	pthread_cancel(pthread_self());
+	pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+	if (pthread_getattr_np(main_thread, &at) == 0)
+		pthread_attr_destroy(&at);
+	return NULL;
+}
+
+static int getattr_cancel(void)
+{
+	pthread_t t;
+	pthread_attr_t at;
+	main_thread = pthread_self();
+	alarm(10);
+	if (pthread_create(&t, NULL, ask_cancelled, NULL) != 0 || pthread_join(t, NULL) != 0)
+		return report(-1);
+	int rc = pthread_getattr_np(main_thread, &at);
+	if (rc == 0)
+		pthread_attr_destroy(&at);
+	errno = rc;
+	return report(rc == 0 ? 0 : -1);
+}
+
 /* A posix_spawn's result: its error, or the child's exit status. */
 static int spawned(int rc, pid_t pid)
 {
@@ -658,6 +692,8 @@ static int run(int argc, char **argv)
 	if (IS("spawn-emptyenv"))
 		return spawn_empty_env(a, b);
 #ifdef WITH_EARLY
+	if (IS("early-thread")) /* a thread was in libc's code all along: A still opens */
+		return report_ptr(opendir(a));
 	if (IS("early")) { /* what the constructor of libearly.so got */
 		int e = early_open_result();
 		if (e == 0)
@@ -667,6 +703,8 @@ static int run(int argc, char **argv)
 		return 0;
 	}
 #endif
+	if (IS("getattr-cancel"))
+		return getattr_cancel();
 	if (IS("setmntent"))
 		return report_ptr(setmntent(a, b));
 	if (IS("scandirat")) {

@@ -351,12 +351,32 @@ check "... and the program goes on" status_is 0
 jailed "libc's own opens, allowed" env TZ=UTC LC_ALL=C.UTF-8 date +%Z
 check "libc's own allowed opens work" test "$out" = UTC
 
+# A process that may not have writable code (PR_SET_MDWE, inherited across
+# exec; systemd's MemoryDenyWriteExecute refuses the same mprotect) keeps
+# the C library's code as it is, and runs.
+jailed "no writable code (PR_SET_MDWE)" python3 -c '
+import ctypes, os, sys
+if ctypes.CDLL(None).prctl(65, 1, 0, 0, 0) != 0:  # PR_SET_MDWE, MDWE_REFUSE_EXEC_GAIN (Linux 6.3)
+    print("no MDWE here")
+    sys.exit(0)
+os.execv("/bin/echo", ["echo", "hello"])'
+if [ "$out" = "no MDWE here" ]; then
+	skipped "a process without writable code runs jailed" "this kernel has no PR_SET_MDWE"
+else
+	check "a process without writable code runs jailed (glibc's own opens then reach the kernel as before)" \
+		test "$out" = hello -a "$rc" = 0
+fi
+
 # ---- audit mode and the log ----
 out=$("$JAILRUN" "${P[@]}" --audit --log "$T/tmp/jail.log" -- sh -c "echo audited > $T/tmp/../outside/audit.txt" 2>&1)
 rc=$?
 check "audit: the call goes ahead" [ -f "$T/outside/audit.txt" ]
 check "audit: says would deny" has "jail: would deny write $T/outside/audit.txt"
 rm -f "$T/outside/audit.txt"
+out=$("$JAILRUN" "${P[@]}" --audit -- ls "$HOME/.ssh" 2>&1)
+rc=$?
+check "audit: listing a read-denied directory reports its read once (glibc's own open is decided in the hook's place)" \
+	test "$(grep -c "would deny read $HOME/.ssh (" <<<"$out")" = 1
 out=$("$JAILRUN" "${P[@]}" --log "$T/tmp/deny.log" -- cat "$HOME/.ssh/id_rsa" 2>&1)
 rc=$?
 check "log: one JSON line per denial" python3 -c "

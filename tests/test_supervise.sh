@@ -607,6 +607,14 @@ for what in stat faccessat euidaccess listdir getxattr syscall-statx; do
 	check "200 more $what calls from a libc program cost the supervisor no call (${few:-?} and ${many:-?} received)" \
 		test -n "$few" -a -n "$many" -a "$((${many:-0} - ${few:-0}))" -lt 20
 done
+# the count file is the supervisor's, opened before the jail exists: a
+# symlink the jail plants at its name does not move the supervisor's write
+echo "outside" >"$T/victim"
+rm -f "$P/count"
+JAIL_SUPERVISE_STATS=$P/count "$JAILRUN" --quiet --supervise -- sh -c 'rm -f count; ln -s "$0" count' "$T/victim"
+check "the supervisor's count file cannot be redirected from inside the jail" test "$(cat "$T/victim")" = outside
+rm -f "$P/count"
+
 
 # ---- without its supervisor the jail fails closed ----
 if [ "$kernel" = 1 ]; then
