@@ -97,8 +97,10 @@ static int apply(const struct detour *d)
 	uintptr_t page = 4096, start = (uintptr_t)at & ~(page - 1);
 	size_t len = (((uintptr_t)at + JUMP_SIZE + page - 1) & ~(page - 1)) - start;
 	uint64_t all = ~0ULL, old = 0;
-	jail_os_sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, sizeof all, 0);
-	long rc = jail_os_mprotect((void *)start, len, PROT_READ | PROT_WRITE | PROT_EXEC);
+	long rc = jail_os_sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, sizeof all, 0);
+	if (rc != 0)
+		return (int)rc;
+	rc = jail_os_mprotect((void *)start, len, PROT_READ | PROT_WRITE | PROT_EXEC);
 	if (rc == 0) {
 		store(at, code, JUMP_SIZE);
 		jail_os_mprotect((void *)start, len, PROT_READ | PROT_EXEC); /* refused: stays as it is (2) */

@@ -106,10 +106,13 @@ static int jail_mode_writes(const char *m)
 #define REFUSE(p, why) jail_refuse(jail_op, (p) ? (p) : "", (why))
 #define MODE_ACCESS(m) (jail_mode_writes(m) ? JAIL_WRITE : JAIL_READ)
 #define MV(da, a, db, b, f) jail_check_rename((da), (a), (db), (b), (f), jail_op)
-/* P, unless the libc function's own open is glibc's internal one, which
- * the shim then decides itself (detours.def): deciding first would decide
- * twice (two reports in audit mode, two questions in ask mode) */
-#define PI(d, p, a, rf) (jail_detoured() ? 0 : P(d, p, a, rf))
+/* P, unless the libc function always opens through glibc's internal open
+ * and the shim decides that one itself (detours.def, jail_libc_checks):
+ * deciding first would decide twice (two reports in audit mode, two
+ * questions in ask mode). Not setmntent: glibc's fopen reads only the
+ * first six mode characters, and a longer mode hides the "c" that makes
+ * its open the internal one. */
+#define PI(d, p, a, rf) (jail_libc_checks() ? 0 : P(d, p, a, rf))
 
 /* A missing real symbol (an older libc) is ENOSYS, never a call through NULL. */
 #define JAIL_HOOK(ret, name, params, args, fail, check)                                                        \

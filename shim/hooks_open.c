@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,15 +161,40 @@ OPENAT_HOOK(openat64)
  * page). Those paths were decided just before the spawn (hooks_exec.c), and
  * the open goes to the kernel as glibc would make it, from outside the
  * syscall page, so a supervisor decides it again. */
+static int in_spawn_child(void)
+{
+	return jail_spawner && jail_spawner != jail_os_gettid();
+}
+
 int jail_libc_open(const char *path, int flags, ...)
 {
 	va_list ap;
 	va_start(ap, flags);
 	mode_t mode = mode_arg(flags, ap);
 	va_end(ap);
-	if (jail_spawner && jail_spawner != jail_os_gettid())
+	if (in_spawn_child())
 		return finish(jail_os_openat_outside(AT_FDCWD, path, flags, mode));
 	return finish(checked_open_by(AT_FDCWD, path, flags, mode, "open", open_nocancel));
+}
+
+/* Whether glibc's internal open, in this thread, reaches the check above.
+ * Not in glibc's posix_spawn child, nor in a process that thread forked
+ * from a signal handler in the middle of a spawn (jail_spawner is copied
+ * with the thread; the fork handler below clears it, but not for vfork,
+ * _Fork or clone): the hooks then check for themselves. */
+int jail_libc_checks(void)
+{
+	return jail_detoured() && !in_spawn_child();
+}
+
+static void forked(void)
+{
+	jail_spawner = 0;
+}
+
+__attribute__((constructor)) static void clear_spawner_on_fork(void)
+{
+	pthread_atfork(NULL, NULL, forked);
 }
 
 /* The _FORTIFY_SOURCE entry points: called without a mode and never with
@@ -344,7 +370,7 @@ JAIL_EXPORT FILE *freopen64(const char *path, const char *mode, FILE *stream)
  * there when the shim routes that open to itself, here otherwise. */
 JAIL_EXPORT void updwtmp(const char *path, const struct utmp *u)
 {
-	if (jail_detoured() || jail_check_path(AT_FDCWD, path, JAIL_WRITE, 0, "updwtmp", NULL) == 0)
+	if (jail_libc_checks() || jail_check_path(AT_FDCWD, path, JAIL_WRITE, 0, "updwtmp", NULL) == 0)
 		JAIL_REAL(void, updwtmp, (const char *, const struct utmp *))(path, u);
 }
 

@@ -255,6 +255,9 @@ int jail_detour_install(void);
 int jail_detoured(void);
 /* hooks_open.c: the replacement for glibc's __open_nocancel. */
 int jail_libc_open(const char *path, int flags, ...);
+/* hooks_open.c: nonzero when glibc's internal open, in this thread, is
+ * decided by jail_libc_open (see there). */
+int jail_libc_checks(void);
 /* hooks_exec.c: while this thread is in the C library's posix_spawn, its
  * thread id (else 0). glibc's child shares the thread's memory and TLS and
  * opens the file actions' paths on a small stack of its own. */

@@ -113,6 +113,48 @@ static int getattr_cancel(void)
 	return report(rc == 0 ? 0 : -1);
 }
 
+/* Processes forked by a signal handler while the thread is inside
+ * posix_spawn each try to list A; the count of those that could. The
+ * shim's note that the thread is spawning (jail_spawner) must not make
+ * them skip the checks of their own calls. */
+static const char *fork_target;
+
+static void fork_and_list(int sig)
+{
+	(void)sig;
+	if (fork() == 0) {
+		DIR *d = opendir(fork_target);
+		_exit(d ? 42 : 1);
+	}
+}
+
+static int spawn_fork_opendir(const char *dir)
+{
+	struct sigaction sa = {.sa_handler = fork_and_list, .sa_flags = SA_RESTART};
+	struct itimerval every = {{0, 200}, {0, 200}}, stop = {{0, 0}, {0, 0}};
+	char *targv[] = {(char *)"true", NULL};
+	int forked = 0, listed = 0, st;
+	pid_t w, pid;
+	fork_target = dir;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &every, NULL);
+	for (int i = 0; i < 1000; i++)
+		if (posix_spawn(&pid, "/bin/true", NULL, NULL, targv, environ) == 0)
+			waitpid(pid, &st, 0);
+	setitimer(ITIMER_REAL, &stop, NULL);
+	while ((w = waitpid(-1, &st, 0)) > 0 || errno == EINTR) {
+		if (w <= 0)
+			continue;
+		forked++;
+		listed += WIFEXITED(st) && WEXITSTATUS(st) == 42;
+	}
+	if (forked == 0 || listed)
+		printf("err %d of %d forked children listed it\n", listed, forked);
+	else
+		printf("ok\n");
+	return 0;
+}
+
 /* A posix_spawn's result: its error, or the child's exit status. */
 static int spawned(int rc, pid_t pid)
 {
@@ -705,6 +747,8 @@ static int run(int argc, char **argv)
 #endif
 	if (IS("getattr-cancel"))
 		return getattr_cancel();
+	if (IS("spawn-fork-opendir"))
+		return spawn_fork_opendir(a);
 	if (IS("setmntent"))
 		return report_ptr(setmntent(a, b));
 	if (IS("scandirat")) {
