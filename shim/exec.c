@@ -285,6 +285,8 @@ int jail_check_exec(int dirfd, const char *path, int flags, const char *op, char
 	struct stat st;
 	unsigned rf = ((flags & AT_SYMLINK_NOFOLLOW) ? JAIL_RES_NOFOLLOW : 0) |
 	              ((flags & AT_EMPTY_PATH) ? JAIL_RES_EMPTY_PATH : 0);
+	if (path == NULL && !(rf & JAIL_RES_EMPTY_PATH))
+		return -EFAULT; /* the kernel's answer; nothing was resolved into r */
 	int rc = jail_check_path(dirfd, path, JAIL_EXEC, rf, op, &r);
 	if (prog) {
 		size_t n = strlen(r.path);

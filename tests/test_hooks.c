@@ -365,6 +365,7 @@ static const struct row rows[] = {
     {"fexecve @/in/bin/echo hi", "hi", 0, NULL, NULL},
     {"fexecve-memfd /bin/echo hi", "err EACCES", SAME, NULL, NULL},
     {"execveat @/out/echo hi", "err EACCES", SAME, NULL, NULL},
+    {"execve-null", "err EFAULT", SAME, NULL, NULL}, /* the kernel's answer, nothing read */
     {"execve @/in/bin/script.sh", "err EACCES", SAME, NULL, NULL},
     {"execve @/in/bin/suid hi", "err EACCES", SAME, NULL, NULL},
     {"execve @/in/bin/foreign hi", "err EACCES", SAME, NULL, NULL},
