@@ -19,8 +19,7 @@
  *  4. A row that cannot be applied leaves the code as it was: those calls
  *     reach the kernel unchanged, where the kernel layer and a supervisor
  *     still see them, and the hooks check them first as before
- *     (jail_detoured() says whether the rows were applied: one row so far,
- *     __open_nocancel; a row added later needs its own answer).
+ *     (jail_detoured() says which).
  *  5. x86_64 with glibc only so far; elsewhere nothing is patched.
  */
 #define _GNU_SOURCE

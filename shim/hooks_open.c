@@ -12,12 +12,10 @@
  *   3. resolve exactly (shim/resolve.c), decide, and open the resolved path
  *      with openat2(RESOLVE_NO_SYMLINKS) — a symlink swapped in meanwhile
  *      makes it fail with ELOOP, and the route is retried, never followed.
- * Remaining window: a path through /proc magic links that lead out of
- * /proc (/proc/self/fd/N, /proc/self/cwd/...), a kernel without openat2,
- * or flags openat2 refuses but open(2) ignores, are opened by the real libc
- * function after the check; another thread could change what the name
- * refers to in between. (/proc/self/stat and its like resolve to a name
- * inside /proc and take step 3.)
+ * Remaining window: a path through /proc magic links (/proc/self/fd/N), a
+ * kernel without openat2, or flags openat2 refuses but open(2) ignores, are
+ * opened by the real libc function after the check; another thread could
+ * change what the name refers to in between.
  */
 #define _GNU_SOURCE
 #include "shim.h"
@@ -47,15 +45,6 @@ char *__realpath_chk(const char *path, char *resolved, size_t len); /* declared 
 static int via_proc(const char *path)
 {
 	return strncmp(path, "/proc/", 6) == 0 || strncmp(path, "/dev/fd/", 8) == 0;
-}
-
-/* A resolved name inside /proc: no magic link led out of it (/proc/self
- * and /proc/thread-self are plain links to the caller's own entries), and
- * nothing in /proc can be renamed or replaced by a link, so the resolved
- * name opens the object decided, as any other checked path does. */
-static int in_proc(const char *resolved)
-{
-	return strncmp(resolved, "/proc/", 6) == 0;
 }
 
 typedef int (*real_openat_t)(int, const char *, int, ...);
@@ -95,7 +84,7 @@ static long checked_open_by(int dirfd, const char *path, int flags, mode_t mode,
 		int rc = jail_check_path(dirfd, path, a, rf, op, r);
 		if (rc)
 			return rc;
-		if (r->kind != JAIL_OBJ_PATH || r->deleted || (via_proc(r->given) && !in_proc(r->path)))
+		if (r->kind != JAIL_OBJ_PATH || r->deleted || via_proc(r->given))
 			return fallback(dirfd, path, flags, mode);
 		/* keep a trailing slash: "file/" must still fail with ENOTDIR */
 		size_t n = strlen(r->path);

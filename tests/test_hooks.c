@@ -334,9 +334,6 @@ static const struct row rows[] = {
     /* glibc's own open (detours.def) is no cancellation point: a pending
      * cancel must not end a thread inside pthread_getattr_np's lock */
     {"getattr-cancel", "ok", 0, NULL, NULL},
-    /* a /proc name that resolves inside /proc is opened by that name */
-    {"open /proc/self/status r", "ok", 0, NULL, NULL},
-    {"open /proc/thread-self/stat r", "ok", 0, NULL, NULL},
     /* glibc's fopen reads six mode characters: a longer mode hides the "c"
      * that would make setmntent's open glibc's internal one */
     {"setmntent @/in/secret rbbbbbbb", "err EACCES", SAME, NULL, NULL},
