@@ -374,8 +374,10 @@ int jail_check_resolved(const struct jail_resolved *r, enum jail_access a, const
 static int check_into(int dirfd, const char *path, enum jail_access a, unsigned rflags, const char *op,
                       struct jail_resolved *r)
 {
-	if (path == NULL && !(rflags & JAIL_RES_EMPTY_PATH))
+	if (path == NULL && !(rflags & JAIL_RES_EMPTY_PATH)) {
+		r->path[0] = r->given[0] = '\0'; /* nothing resolved: callers see an empty name */
 		return 0; /* the kernel answers EFAULT */
+	}
 	if (path == NULL)
 		path = ""; /* with AT_EMPTY_PATH a kernel may act on dirfd: decided as "" is */
 	int rc = jail_resolve(dirfd, path, rflags, r);

@@ -106,15 +106,6 @@ static long checked_open(int dirfd, const char *path, int flags, mode_t mode, co
 	return checked_open_by(dirfd, path, flags, mode, op, real_open);
 }
 
-/* glibc's internal open is no cancellation point, and its callers rely on
- * that (they hold locks: pthread_getattr_np reads /proc/self/maps with one);
- * libc's openat is one. So glibc's own opens fall back to the plain system
- * call, outside the syscall page: a supervisor decides it again. */
-static long open_nocancel(int dirfd, const char *path, int flags, mode_t mode)
-{
-	return jail_os_openat_outside(dirfd, path, flags, mode);
-}
-
 static int finish(long rc)
 {
 	if (rc < 0) {
@@ -174,7 +165,11 @@ int jail_libc_open(const char *path, int flags, ...)
 	va_end(ap);
 	if (in_spawn_child())
 		return finish(jail_os_openat_outside(AT_FDCWD, path, flags, mode));
-	return finish(checked_open_by(AT_FDCWD, path, flags, mode, "open", open_nocancel));
+	/* glibc's internal open is no cancellation point, and its callers rely
+	 * on that (they hold locks: pthread_getattr_np reads /proc/self/maps with
+	 * one); libc's openat is one. So the fallback is the plain system call,
+	 * outside the syscall page: a supervisor decides it again. */
+	return finish(checked_open_by(AT_FDCWD, path, flags, mode, "open", jail_os_openat_outside));
 }
 
 /* Whether glibc's internal open, in this thread, reaches the check above.

@@ -570,13 +570,14 @@ check "libc's own open of a denied file: refused by the shim, in the process" ha
 check "... and the program goes on" status_is 0
 cp "$BUILD/tests/hookprobe" "$P/tools/hookprobe"
 run tools/hookprobe spawn-redirect "$P/spawned" /bin/echo hi
-check "posix_spawn's child opens its file action (decided by the supervisor there)" \
+check "posix_spawn with a file action works (its child's open goes to the kernel as glibc makes it)" \
 	test "$out" = "exit 0" -a "$(cat "$P/spawned" 2>/dev/null)" = hi
 
 # ---- what costs a round trip: a C-library call never does ----
 # The supervisor counts the calls it receives (JAIL_SUPERVISE_STATS). Each
 # row runs a call 10 times and 210 times: the 200 more must add (almost)
-# nothing, because the shim checked them and made them from its syscall page.
+# nothing, because the shim checked them and made them from its syscall page
+# (stat is the control: made from the page before these rows were written).
 cat >"$T/calls.py" <<'EOF'
 import ctypes, os, sys
 what, n = sys.argv[1], int(sys.argv[2])
@@ -614,7 +615,6 @@ rm -f "$P/count"
 JAIL_SUPERVISE_STATS=$P/count "$JAILRUN" --quiet --supervise -- sh -c 'rm -f count; ln -s "$0" count' "$T/victim"
 check "the supervisor's count file cannot be redirected from inside the jail" test "$(cat "$T/victim")" = outside
 rm -f "$P/count"
-
 
 # ---- without its supervisor the jail fails closed ----
 if [ "$kernel" = 1 ]; then

@@ -330,16 +330,21 @@ static double build(const char *blob, int launched)
 	return (now_ns() - t0) / 1e6;
 }
 
-/* How many calls the supervisor received while `fn` ran (-1: unknown). */
-static double supervisor_calls(double (*fn)(void))
+/* Counting the calls the supervisor receives: count_begin(), then the
+ * supervised runs, then count_end(ok) gives their number (-1: unknown). */
+static char count_file[PATH_MAX];
+
+static void count_begin(void)
 {
-	char file[PATH_MAX];
-	snprintf(file, sizeof(file), "%s/supervisor-calls", dir);
-	unlink(file);
-	snprintf(sup_stats, sizeof(sup_stats), "JAIL_SUPERVISE_STATS=%s", file);
-	double ok = fn();
+	snprintf(count_file, sizeof(count_file), "%s/supervisor-calls", dir);
+	unlink(count_file);
+	snprintf(sup_stats, sizeof(sup_stats), "JAIL_SUPERVISE_STATS=%s", count_file);
+}
+
+static double count_end(double ok)
+{
 	sup_stats[0] = '\0';
-	FILE *f = fopen(file, "r");
+	FILE *f = fopen(count_file, "r");
 	unsigned long n = 0;
 	int got = f && fscanf(f, "calls %lu", &n) == 1;
 	if (f)
@@ -347,27 +352,16 @@ static double supervisor_calls(double (*fn)(void))
 	return ok >= 0 && got ? (double)n : -1;
 }
 
-static double spawn_10(void)
-{
-	return one_launched("spawn", 10, blob10x, 1);
-}
-
-static double spawn_310(void)
-{
-	return one_launched("spawn", 310, blob10x, 1);
-}
-
-static double build_supervised(void)
-{
-	return build(blob10, 2);
-}
-
 /* What the supervised figures pay for: the calls that reach the supervisor
  * (the C library's calls the shim makes itself never do). */
 static void report_supervisor_calls(void)
 {
-	double few = supervisor_calls(spawn_10), many = supervisor_calls(spawn_310);
-	double built = supervisor_calls(build_supervised);
+	count_begin();
+	double few = count_end(one_launched("spawn", 10, blob10x, 1));
+	count_begin();
+	double many = count_end(one_launched("spawn", 310, blob10x, 1));
+	count_begin();
+	double built = count_end(build(blob10, 2));
 	printf("  calls the supervisor received: %.1f per /bin/true spawned, %.0f for the C build (%.1f per file)\n",
 	       few >= 0 && many >= 0 ? (many - few) / 300 : -1, built, built >= 0 ? built / 41 : -1);
 }
